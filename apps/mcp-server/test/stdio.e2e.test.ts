@@ -1,0 +1,69 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { describe, expect, it } from "vitest";
+
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+
+async function connect(args: string[]): Promise<Client> {
+  const client = new Client({ name: "e2e", version: "0.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: "pipe" }),
+  );
+  return client;
+}
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args]);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+describe("toolkits-mcp over stdio", () => {
+  it("answers initialize and tools/list from the built binary", async () => {
+    const client = await connect(["--sandbox"]);
+    expect(client.getServerVersion()?.name).toBe("toolkits-mcp");
+    const { tools } = await client.listTools();
+    expect(Array.isArray(tools)).toBe(true);
+    for (const tool of tools) expect(tool.annotations?.title).toBe(tool.title);
+    await client.close();
+  });
+
+  it("exits with 0 on SIGTERM once serving", async () => {
+    const child = spawn(process.execPath, [CLI, "--sandbox"]);
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "0" } },
+    };
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    const answer = await new Promise<string>((resolve) =>
+      child.stdout.once("data", (chunk) => resolve(String(chunk))),
+    );
+    expect(JSON.parse(answer).result.serverInfo.name).toBe("toolkits-mcp");
+    child.kill("SIGTERM");
+    expect(await new Promise((resolve) => child.on("close", resolve))).toBe(0);
+  });
+
+  it("exits with 0 when stdin closes, writing nothing but JSON-RPC to stdout", async () => {
+    const { code, stdout } = await run(["--sandbox"]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("");
+  });
+
+  it("prints help and version, and refuses a bad flag value naming what is allowed", async () => {
+    expect((await run(["--help"])).stdout).toContain("--read-only");
+    expect((await run(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const bad = await run(["--transport", "carrier-pigeon"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--transport must be one of stdio, http (got "carrier-pigeon")');
+  });
+});

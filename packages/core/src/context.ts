@@ -1,0 +1,96 @@
+import { ToolError } from "./errors.js";
+import { type Logger, silentLogger } from "./logger.js";
+import {
+  accessTokenVariable,
+  Secret,
+  type SecretProvider,
+  secretsFromEnv,
+  type TokenProvider,
+  tokensFromEnv,
+} from "./secrets.js";
+import type { AuthRequirement, ProgressUpdate, ToolContext } from "./tool.js";
+
+/** A credential the host could not find. */
+export type MissingCredential = { kind: "secret"; name: string } | { kind: "token"; provider: string };
+
+/**
+ * Where tools get credentials, settings and logging. One host serves every call; a context per
+ * call adds the signal and progress reporter.
+ */
+export interface Host {
+  secrets: SecretProvider;
+  tokens: TokenProvider;
+  /** Non-secret configuration (`PAGER_REGION`, `MARKETING_API_URL`, …). */
+  settings(name: string): string | undefined;
+  logger: Logger;
+  /** Advice on supplying a missing credential, in this host's terms. */
+  howToSupply(missing: MissingCredential): string;
+  /** Cap on a result's JSON size in bytes; larger results are cut with a marker. */
+  maxResultBytes?: number;
+}
+
+/** Host advice for environment-configured credentials. */
+export function envAdvice(missing: MissingCredential): string {
+  return missing.kind === "secret"
+    ? `Set the ${missing.name} environment variable for the server and restart it.`
+    : `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider} and restart the server.`;
+}
+
+/** A host reading everything from environment variables (the default for servers and scripts). */
+export function envHost(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Host> = {}): Host {
+  return {
+    secrets: secretsFromEnv(env),
+    tokens: tokensFromEnv(env),
+    settings: (name) => env[name] || undefined,
+    logger: silentLogger,
+    howToSupply: envAdvice,
+    ...overrides,
+  };
+}
+
+export interface CallScope {
+  signal?: AbortSignal;
+  progress?: (update: ProgressUpdate) => void;
+}
+
+/** Builds the per-call context a handler receives. */
+export function createContext(host: Host, scope: CallScope = {}): ToolContext {
+  const missing = (what: MissingCredential, label: string) =>
+    new ToolError("unauthenticated", `${label} is not configured. ${host.howToSupply(what)}`, {
+      retryable: false,
+    });
+  return {
+    async accessToken(provider, scopes) {
+      const value = await host.tokens(provider, scopes);
+      if (!value) throw missing({ kind: "token", provider }, `No access token for ${provider}`);
+      return new Secret(accessTokenVariable(provider), value);
+    },
+    async secret(name) {
+      const value = await host.secrets(name);
+      if (!value) throw missing({ kind: "secret", name }, `The secret ${name}`);
+      return new Secret(name, value);
+    },
+    async optionalSecret(name) {
+      const value = await host.secrets(name);
+      return value ? new Secret(name, value) : undefined;
+    },
+    setting: (name) => host.settings(name),
+    signal: scope.signal ?? new AbortController().signal,
+    progress: scope.progress ?? (() => {}),
+    logger: host.logger,
+  };
+}
+
+/**
+ * Fails with `unauthenticated` before any upstream call when a credential the tool declares is
+ * missing. An OAuth need is met by the token or by its alternative secret.
+ */
+export async function assertCredentials(auth: AuthRequirement, host: Host): Promise<void> {
+  const context = createContext(host);
+  for (const name of auth.secrets ?? []) await context.secret(name);
+  const oauth = auth.oauth;
+  if (!oauth) return;
+  if (await host.tokens(oauth.provider, oauth.scopes)) return;
+  if (oauth.alternativeSecret && (await host.secrets(oauth.alternativeSecret))) return;
+  await context.accessToken(oauth.provider, oauth.scopes);
+}

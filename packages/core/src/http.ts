@@ -1,0 +1,271 @@
+import ky, { HTTPError, TimeoutError } from "ky";
+import { type ErrorKind, kindForStatus, ToolError, upstreamMessage } from "./errors.js";
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type QueryValue = string | number | boolean;
+
+/** One upstream request. */
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Path template relative to the base URL, with `{name}` placeholders: `/incidents/{id}`. */
+  path: string;
+  /** Values for the placeholders; each is percent-encoded as one path segment. */
+  pathParams?: Readonly<Record<string, string | number>>;
+  /** Query parameters; an array repeats its name (`statuses[]=a&statuses[]=b`); undefined is skipped. */
+  query?: Readonly<Record<string, QueryValue | readonly QueryValue[] | undefined>>;
+  /** JSON request body. */
+  body?: unknown;
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Whether sending the request twice is harmless. Defaults to true for GET, HEAD, PUT and DELETE,
+   * false for POST and PATCH. Non-idempotent requests are retried only on 429 (refused, so not run).
+   */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  /** Parsed JSON body; undefined for an empty body (e.g. 204). */
+  data: T | undefined;
+  headers: Headers;
+}
+
+/** When and how often to retry. All durations in milliseconds. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  limit: number;
+  /** Most time spent waiting between attempts, in total; a longer wait fails with `retryAfterMs`. */
+  budgetMs: number;
+  /** First backoff; doubles per retry, with full jitter. */
+  backoffMs: number;
+  /** Cap on one backoff wait. */
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
+  limit: 3,
+  budgetMs: 10_000,
+  backoffMs: 300,
+  maxBackoffMs: 5_000,
+});
+
+/** Facts about a failed upstream response, for toolkit-specific advice. */
+export interface FailureInfo {
+  status: number;
+  kind: ErrorKind;
+  /** The upstream's own message, redacted; may be "". */
+  upstream: string;
+  request: HttpRequest;
+}
+
+export interface HttpClientOptions {
+  /** Base URL without a trailing slash, e.g. `https://api.pagerduty.com`. */
+  baseUrl: string;
+  /** Produces the `Authorization` header value per request. */
+  authorization?: () => string | Promise<string>;
+  /** Headers sent with every request. */
+  headers?: Readonly<Record<string, string>>;
+  /** Per-attempt timeout in milliseconds (default 30 000). */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Toolkit advice appended to an error message (e.g. "check PAGER_REGION"). */
+  advise?: (failure: FailureInfo) => string | undefined;
+  fetch?: typeof fetch;
+}
+
+/** A JSON HTTP client with retries, timeouts and failures mapped to ToolError. */
+export interface HttpClient {
+  /**
+   * Sends `request` and parses the JSON answer.
+   * @throws ToolError `invalid_input` for a bad path parameter (nothing is sent); otherwise the kind
+   *   of the upstream failure (`not_found`, `rate_limited` with `retryAfterMs`, `timeout`, …).
+   */
+  request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
+}
+
+const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "PUT", "DELETE"]);
+const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+
+/** Creates an HttpClient for one upstream. Cheap: build one per call when credentials vary. */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const base = options.baseUrl.replace(/\/+$/, "");
+  return {
+    async request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
+      const url = base + expandPath(request.path, request.pathParams ?? {}) + queryString(request.query);
+      const idempotent = request.idempotent ?? IDEMPOTENT_METHODS.has(request.method);
+      const headers: Record<string, string> = {
+        accept: "application/json",
+        ...options.headers,
+        ...request.headers,
+      };
+      if (options.authorization) headers.authorization = await options.authorization();
+      if (request.body !== undefined) headers["content-type"] = "application/json";
+      const started = Date.now();
+      let response: Response;
+      try {
+        response = await ky(url, {
+          method: request.method,
+          headers,
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          signal: request.signal,
+          timeout: options.timeoutMs ?? 30_000,
+          fetch: options.fetch,
+          retry: {
+            limit: policy.limit,
+            methods: ["get", "head", "post", "put", "patch", "delete"],
+            statusCodes: RETRY_STATUSES,
+            afterStatusCodes: [429, 503],
+            delay: (attempt) => policy.backoffMs * 2 ** (attempt - 1),
+            backoffLimit: policy.maxBackoffMs,
+            jitter: true,
+            shouldRetry: ({ error }) => shouldRetry(error, idempotent, policy, Date.now() - started),
+          },
+        });
+      } catch (error) {
+        throw await failure(error, request, idempotent, policy, options.advise);
+      }
+      return {
+        status: response.status,
+        data: await parseBody<T>(response, idempotent),
+        headers: response.headers,
+      };
+    },
+  };
+}
+
+/**
+ * ky asks this before each retry: `false` stops, `undefined` lets ky wait (honouring
+ * `Retry-After` / `ratelimit-reset` on 429 and 503) and retry.
+ */
+function shouldRetry(
+  error: Error,
+  idempotent: boolean,
+  policy: RetryPolicy,
+  elapsedMs: number,
+): false | undefined {
+  if (error instanceof HTTPError) {
+    const { status, headers } = error.response;
+    if (status !== 429 && !idempotent) return false;
+    const wait = retryAfterMs(headers) ?? policy.maxBackoffMs;
+    return elapsedMs + wait > policy.budgetMs ? false : undefined;
+  }
+  if (error instanceof TimeoutError || isAbort(error)) return false;
+  return idempotent && elapsedMs + policy.maxBackoffMs <= policy.budgetMs ? undefined : false;
+}
+
+/**
+ * The wait an upstream asked for, in milliseconds: `Retry-After` as seconds or an HTTP date,
+ * else `ratelimit-reset` / `x-ratelimit-reset` as seconds. Undefined when none is usable.
+ */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const retryAfter = headers.get("retry-after");
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const reset = Number(headers.get("ratelimit-reset") ?? headers.get("x-ratelimit-reset") ?? Number.NaN);
+  return Number.isFinite(reset) ? Math.max(0, reset * 1000) : undefined;
+}
+
+const DOT_SEGMENT = /^\.{1,2}$/;
+
+/**
+ * Fills `{name}` placeholders with percent-encoded values. A value can never add a path segment
+ * (`a/b` → `a%2Fb`) or end the path (`?`, `#`).
+ * @throws ToolError `invalid_input` for a missing or empty value, or one that is `.` or `..`
+ *   (URLs resolve those as dot segments, so they cannot be sent safely).
+ */
+export function expandPath(template: string, params: Readonly<Record<string, string | number>>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    const text = value === undefined ? "" : String(value);
+    if (!text.trim()) {
+      throw new ToolError("invalid_input", `Path parameter ${name} must be a non-empty value.`);
+    }
+    if (DOT_SEGMENT.test(text)) {
+      throw new ToolError(
+        "invalid_input",
+        `Path parameter ${name} cannot be "${text}": give an actual identifier.`,
+      );
+    }
+    return encodeURIComponent(text);
+  });
+}
+
+function queryString(query: HttpRequest["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+async function parseBody<T>(response: Response, idempotent: boolean): Promise<T | undefined> {
+  const text = await response.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    const outcome = idempotent
+      ? ""
+      : " The request itself may have been carried out; check before repeating it.";
+    throw new ToolError(
+      "upstream_error",
+      `The upstream answered HTTP ${response.status} with a body that is not JSON: ${upstreamMessage(text)}.${outcome}`,
+      { status: response.status, retryable: idempotent },
+    );
+  }
+}
+
+const NOT_REPEATED =
+  " The request may have reached the upstream, so it was not repeated (that could do it twice). Check whether it took effect before calling again.";
+
+async function failure(
+  error: unknown,
+  request: HttpRequest,
+  idempotent: boolean,
+  policy: RetryPolicy,
+  advise: HttpClientOptions["advise"],
+): Promise<ToolError> {
+  if (error instanceof ToolError) return error;
+  if (error instanceof HTTPError) {
+    const { status, headers } = error.response;
+    const kind = kindForStatus(status);
+    const upstream = upstreamMessage(await error.response.text().catch(() => ""));
+    const advice = advise?.({ status, kind, upstream, request });
+    const unknownOutcome = !idempotent && status >= 500 ? NOT_REPEATED : "";
+    const said = upstream ? `: ${upstream}${/[.!?]$/.test(upstream) ? "" : "."}` : ".";
+    const message = `${request.method} ${request.path} failed with HTTP ${status}${said}${advice ? ` ${advice}` : ""}${unknownOutcome}`;
+    const retryAfter = kind === "rate_limited" ? (retryAfterMs(headers) ?? policy.maxBackoffMs) : undefined;
+    const retryable = kind === "rate_limited" || (idempotent && RETRY_STATUSES.includes(status));
+    return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable, cause: error });
+  }
+  if (error instanceof TimeoutError) {
+    const outcome = idempotent ? "" : NOT_REPEATED;
+    return new ToolError("timeout", `${request.method} ${request.path} timed out.${outcome}`, {
+      retryable: idempotent,
+      cause: error,
+    });
+  }
+  if (isAbort(error)) {
+    return new ToolError("timeout", `${request.method} ${request.path} was cancelled.`, { retryable: false });
+  }
+  const reason =
+    error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+  return new ToolError(
+    "upstream_unavailable",
+    `${request.method} ${request.path} could not reach the upstream${reason ? ` (${reason})` : ""}.${idempotent ? "" : NOT_REPEATED}`,
+    { retryable: idempotent, cause: error },
+  );
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}

@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import { assertCredentials, type CallScope, createContext, type Host } from "./context.js";
+import { ToolError, toToolError } from "./errors.js";
+import { capResult, compact } from "./results.js";
+import type { AnyToolDefinition } from "./tool.js";
+
+/** What a call produced: a result object, or the error the caller should see. */
+export type ToolOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: ToolError };
+
+/**
+ * Runs one tool for any host: validates the arguments (unknown names included), checks credentials,
+ * calls the handler, drops null fields and caps the size at `host.maxResultBytes`.
+ * Never throws: every failure comes back as a ToolError with a redacted message.
+ */
+export async function invokeTool(
+  tool: AnyToolDefinition,
+  args: unknown,
+  host: Host,
+  scope: CallScope = {},
+): Promise<ToolOutcome> {
+  try {
+    const input = parseArguments(tool, args);
+    await assertCredentials(tool.auth, host);
+    const raw = await tool.handler(input, createContext(host, scope));
+    const result = compact(raw) as Record<string, unknown>;
+    return { ok: true, result: host.maxResultBytes ? capResult(result, host.maxResultBytes) : result };
+  } catch (error) {
+    const failure = toToolError(error);
+    if (failure.kind === "upstream_error" && !(error instanceof ToolError)) {
+      host.logger.error("tool failed unexpectedly", { tool: tool.name, error: failure.message });
+    }
+    return { ok: false, error: failure };
+  }
+}
+
+/**
+ * Validates arguments against the tool's input schema.
+ * @throws ToolError `invalid_input` naming every bad or unknown parameter and what is allowed.
+ */
+export function parseArguments(tool: AnyToolDefinition, args: unknown): Record<string, unknown> {
+  const given = args ?? {};
+  const schema = tool.input as z.ZodObject;
+  if (typeof given === "object" && !Array.isArray(given)) {
+    const known = Object.keys(schema.shape);
+    const unknown = Object.keys(given).filter((name) => !known.includes(name));
+    if (unknown.length) {
+      const allowed = known.length ? `Allowed: ${known.join(", ")}.` : "It takes no parameters.";
+      throw new ToolError("invalid_input", `${tool.name} has no parameter ${unknown.join(", ")}. ${allowed}`);
+    }
+  }
+  const parsed = schema.safeParse(given);
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  const problems = parsed.error.issues.map((issue) => {
+    const name = issue.path.length ? issue.path.join(".") : "arguments";
+    return `${name}: ${issue.message}`;
+  });
+  throw new ToolError("invalid_input", `Invalid arguments for ${tool.name}: ${problems.join("; ")}.`);
+}

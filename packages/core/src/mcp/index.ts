@@ -1,0 +1,121 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { CallScope, Host } from "../context.js";
+import { invokeTool, type ToolOutcome } from "../invoke.js";
+import type { AnyToolDefinition } from "../tool.js";
+
+/** The parts of an MCP request a tool call uses. */
+export interface McpCallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }): Promise<void>;
+}
+
+/**
+ * Tools prepared once for serving over MCP: the `tools/list` answer is computed at creation,
+ * so serving a request costs a map lookup, argument validation and the handler.
+ */
+export interface ToolRegistry {
+  readonly definitions: ReadonlyMap<string, AnyToolDefinition>;
+  /** The `tools/list` result entries (JSON Schema draft-07 input and output schemas, annotations). */
+  readonly listing: readonly Tool[];
+  /** Runs a tool; unknown tools and every failure come back as `isError` results. */
+  call(name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult>;
+}
+
+/** Builds the registry for `tools`, served with credentials and settings from `host`. */
+export function createToolRegistry(tools: readonly AnyToolDefinition[], host: Host): ToolRegistry {
+  const definitions = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    definitions,
+    listing: tools.map(toMcpTool),
+    async call(name, args, extra) {
+      const tool = definitions.get(name);
+      if (!tool) {
+        return errorResult(
+          `invalid_input: Tool ${name} does not exist on this server. Call tools/list for the names.`,
+        );
+      }
+      return toCallToolResult(await invokeTool(tool, args, host, callScope(extra)));
+    },
+  };
+}
+
+/**
+ * Serves a registry from an MCP server: installs the `tools/list` and `tools/call` handlers and
+ * declares the tools capability. Call before `connect`. An `McpServer` passed here must not also
+ * get tools through its own `registerTool`.
+ */
+export function registerTools(server: Server | McpServer, registry: ToolRegistry): void {
+  const low = server instanceof McpServer ? server.server : server;
+  low.registerCapabilities({ tools: { listChanged: false } });
+  low.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...registry.listing] }));
+  low.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    registry.call(request.params.name, request.params.arguments, extra),
+  );
+}
+
+/** A definition as MCP lists it: title, description, JSON Schemas and all four annotations. */
+export function toMcpTool(tool: AnyToolDefinition): Tool {
+  const outputSchema = jsonSchema(tool.output, "output");
+  // Results may gain `truncated`/`truncation` when capped, so the top level stays open.
+  delete outputSchema.additionalProperties;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, "input") as Tool["inputSchema"],
+    outputSchema: outputSchema as Tool["outputSchema"],
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.hints.readOnly,
+      destructiveHint: tool.hints.destructive,
+      idempotentHint: tool.hints.idempotent,
+      openWorldHint: tool.hints.openWorld,
+    },
+  };
+}
+
+/** structuredContent plus the same JSON as text for clients that only read text; errors as `isError`. */
+export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
+  if (!outcome.ok) return errorResult(outcome.error.toText());
+  return {
+    content: [{ type: "text", text: JSON.stringify(outcome.result) }],
+    structuredContent: outcome.result,
+  };
+}
+
+function errorResult(text: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: "draft-07", io, unrepresentable: "any" });
+  return rest;
+}
+
+function callScope(extra: McpCallExtra): CallScope {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  return {
+    signal: extra.signal,
+    progress: ({ progress, total, message }) => {
+      extra
+        .sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, total, message },
+        })
+        .catch(() => {});
+    },
+  };
+}

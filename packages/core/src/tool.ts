@@ -1,0 +1,121 @@
+import type { z } from "zod";
+import type { Logger } from "./logger.js";
+import type { Secret } from "./secrets.js";
+
+/**
+ * Behaviour hints, always all four (MCP's defaults are the pessimistic opposite).
+ * They inform clients; they enforce nothing.
+ */
+export interface ToolHints {
+  /** Reads only; never changes upstream state. */
+  readOnly: boolean;
+  /** May delete or overwrite data. Meaningful only when not read-only. */
+  destructive: boolean;
+  /** Repeating the same call has no further effect. */
+  idempotent: boolean;
+  /** Talks to an external system. */
+  openWorld: boolean;
+}
+
+/** What a tool needs before it can run; checked before any upstream call. */
+export interface AuthRequirement {
+  /** An OAuth provider id (`pager`, `google`) and the scopes the tool's calls need. */
+  oauth?: {
+    provider: string;
+    scopes: readonly string[];
+    /** A secret that may stand in for the OAuth token, e.g. a classic API token. */
+    alternativeSecret?: string;
+  };
+  /** Named secrets, e.g. `MARKETING_API_KEY`. */
+  secrets?: readonly string[];
+}
+
+/** Progress of a long call: `progress` rises monotonically, `total` when known. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * Everything a handler may use from its host. Made per call by whoever hosts the tools
+ * (the MCP server, a test, another agent framework).
+ */
+export interface ToolContext {
+  /** The access token for `provider`; throws ToolError `unauthenticated` naming how to sign in. */
+  accessToken(provider: string, scopes: readonly string[]): Promise<Secret>;
+  /** A named secret; throws ToolError `unauthenticated` naming the secret and how to set it. */
+  secret(name: string): Promise<Secret>;
+  /** A named secret, or `undefined` when it is not configured. */
+  optionalSecret(name: string): Promise<Secret | undefined>;
+  /** A non-secret setting such as `PAGER_REGION`; `undefined` when unset. */
+  setting(name: string): string | undefined;
+  /** Aborted when the caller cancels; pass it to every upstream request. */
+  signal: AbortSignal;
+  /** Reports progress to the caller; a no-op when the caller did not ask for progress. */
+  progress(update: ProgressUpdate): void;
+  logger: Logger;
+}
+
+/**
+ * One tool, independent of any transport.
+ *
+ * @typeParam I zod object of the arguments (flat: no nested `$ref`s on the wire).
+ * @typeParam O zod object of the result, sent as MCP `structuredContent`.
+ */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  /** Canonical name, `<Toolkit>.<Verb><Noun>`, e.g. `Pager.ListIncidents`. */
+  name: string;
+  /** Short human title. */
+  title: string;
+  /** What a model needs to choose and call the tool: purpose, units, ranges, paging. */
+  description: string;
+  input: I;
+  output: O;
+  hints: ToolHints;
+  auth: AuthRequirement;
+  /** Area within a toolkit (e.g. `segments`), for toolset filtering. */
+  toolset?: string;
+  /** Runs the tool on validated input. Throws ToolError for anything the model should read. */
+  handler(input: z.output<I>, context: ToolContext): Promise<z.input<O>>;
+}
+
+/** A tool definition with its types erased, for registries. */
+// biome-ignore lint/suspicious/noExplicitAny: handlers are checked where each tool is defined
+export type AnyToolDefinition = ToolDefinition<any, any>;
+
+/** Identity helper that infers a definition's input and output types. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  definition: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
+  return definition;
+}
+
+/** The hints every read-only upstream tool shares. */
+export const READ_ONLY_HINTS: ToolHints = Object.freeze({
+  readOnly: true,
+  destructive: false,
+  idempotent: true,
+  openWorld: true,
+});
+
+/** Fake credentials and upstream handlers that let a toolkit run with no account. */
+export interface Sandbox {
+  /** msw request handlers standing in for the upstream (typed loosely so core needs no msw). */
+  handlers: readonly unknown[];
+  /** Credentials the fake accepts, by secret name and by OAuth provider id. */
+  secrets?: Readonly<Record<string, string>>;
+  tokens?: Readonly<Record<string, string>>;
+}
+
+/** A toolkit as a host composes it. */
+export interface Toolkit {
+  /** Short id used on the command line: `pager`, `sheets`, `marketing`. */
+  id: string;
+  title: string;
+  tools: readonly AnyToolDefinition[];
+  /** One sentence on configuring credentials, shown when they are missing. */
+  setup: string;
+  /** Loads the toolkit's fake upstream; imported lazily so normal runs never load msw. */
+  sandbox(): Promise<Sandbox>;
+}

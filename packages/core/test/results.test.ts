@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { capResult, compact, offsetPage, tokenPage } from "../src/index.js";
+
+describe("compact", () => {
+  it("drops null and undefined fields at every depth", () => {
+    expect(compact({ a: 1, b: null, c: { d: undefined, e: [1, null, { f: null, g: "x" }] } })).toEqual({
+      a: 1,
+      c: { e: [1, { g: "x" }] },
+    });
+  });
+});
+
+describe("capResult", () => {
+  const result = {
+    limit: 50,
+    items: Array.from({ length: 50 }, (_, i) => ({ id: `P${i}`, note: "x".repeat(80) })),
+  };
+
+  it("returns a result under the cap unchanged", () => {
+    expect(capResult(result, 1_000_000)).toBe(result);
+  });
+
+  it("cuts the largest array from the end and says how many items were omitted and what to do", () => {
+    const capped = capResult(result, 2_000, (_field, kept) => `Call again with offset=${kept}.`);
+    expect(Buffer.byteLength(JSON.stringify(capped))).toBeLessThanOrEqual(2_000);
+    expect(capped.truncated).toBe(true);
+    const kept = capped.items.length;
+    expect(kept).toBeGreaterThan(0);
+    expect(capped.items[kept - 1]).toEqual(result.items[kept - 1]);
+    expect(capped.truncation).toEqual({
+      field: "items",
+      omitted: 50 - kept,
+      note: `Result exceeded 2000 bytes; ${50 - kept} item(s) of items omitted. Call again with offset=${kept}.`,
+    });
+  });
+
+  it("shortens long strings when there is no array to cut", () => {
+    const capped = capResult({ body: "y".repeat(5_000) }, 1_000);
+    expect(capped.truncated).toBe(true);
+    expect(capped.body).toHaveLength(201);
+    expect(capped.truncation?.field).toBe("strings");
+  });
+});
+
+describe("pagination", () => {
+  it("gives the next offset from the records returned, and none on the last page", () => {
+    expect(offsetPage({ limit: 10, offset: 20, more: true, count: 7 })).toEqual({
+      limit: 10,
+      offset: 20,
+      more: true,
+      next_offset: 27,
+    });
+    expect(offsetPage({ limit: 10, offset: 20, more: false, count: 3 })).toEqual({
+      limit: 10,
+      offset: 20,
+      more: false,
+    });
+  });
+
+  it("surfaces a page token only when there is one", () => {
+    expect(tokenPage("abc")).toEqual({ more: true, next_page_token: "abc" });
+    expect(tokenPage("")).toEqual({ more: false });
+    expect(tokenPage(null)).toEqual({ more: false });
+  });
+});
