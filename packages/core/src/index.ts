@@ -1,4 +1,5 @@
 export * from "./context.js";
+export * from "./docs.js";
 export * from "./errors.js";
 export * from "./http.js";
 export * from "./invoke.js";
