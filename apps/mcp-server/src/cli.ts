@@ -1,11 +1,17 @@
 #!/usr/bin/env node
-import { createToolRegistry } from "@toolkits/core/mcp";
+import type { Logger } from "@toolkits/core";
+import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
+import { authConfigFromEnv } from "./auth.js";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
+import { localUrl, serveHttp } from "./http.js";
 import { stderrLogger } from "./logger.js";
-import { parseCommand, usage } from "./options.js";
+import { parseCommand, type ServerOptions, usage } from "./options.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio.js";
 import { selectTools } from "./toolkits.js";
+
+/** Grace period for in-flight HTTP calls on shutdown, in milliseconds. */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 async function main(): Promise<void> {
   const parsed = parseCommand(process.argv.slice(2));
@@ -13,13 +19,32 @@ async function main(): Promise<void> {
   if (parsed.command === "version") return void process.stdout.write(`${VERSION}\n`);
   const { options } = parsed;
   const logger = stderrLogger(options.logLevel);
+  const registry = await buildRegistry(options, logger);
+  if (options.transport === "stdio") return serveStdio(registry, logger);
+  await serveOverHttp(registry, options, logger);
+}
+
+/** Selects the tools and prepares them once; every request then reads this registry. */
+async function buildRegistry(options: ServerOptions, logger: Logger): Promise<ToolRegistry> {
   const { toolkits, tools } = selectTools(options);
   const host = options.sandbox
     ? await sandboxHost(toolkits, logger, options.maxResultBytes)
     : environmentHost(logger, options.maxResultBytes);
   if (!options.sandbox) await warnMissingCredentials(toolkits, host);
-  const registry = createToolRegistry(tools, host);
-  await serveStdio(registry, logger);
+  return createToolRegistry(tools, host);
+}
+
+async function serveOverHttp(registry: ToolRegistry, options: ServerOptions, logger: Logger): Promise<void> {
+  const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
+  logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}/mcp`, tools: registry.listing.length });
+  const shutdown = (signal: string) => {
+    logger.warn("shutting down: finishing in-flight requests", { signal });
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
 }
 
 main().catch((error: unknown) => {

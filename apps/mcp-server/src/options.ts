@@ -21,6 +21,16 @@ export interface ServerOptions {
   /** Cap on one tool result's JSON size, in bytes. */
   maxResultBytes: number;
   logLevel: LogLevel;
+  /** Extra host names accepted in the HTTP `Host` header (loopback names always are). */
+  allowedHosts: string[];
+  /** Origins accepted in the HTTP `Origin` header. */
+  allowedOrigins: string[];
+  /** Largest HTTP request body, in bytes. */
+  maxBodyBytes: number;
+  /** Longest an HTTP request may run, in milliseconds. */
+  requestTimeoutMs: number;
+  /** Externally visible base URL of the HTTP server, when behind a proxy. */
+  publicUrl?: string;
 }
 
 export const ALL_TOOLKITS = ["pager", "sheets", "marketing"] as const;
@@ -53,6 +63,27 @@ const FLAGS = {
     help: "cap on one result's JSON size (default 100000)",
   },
   "log-level": { type: "string", env: "MCP_LOG_LEVEL", help: "debug, info, warn (default) or error" },
+  "allowed-hosts": { type: "string", env: "MCP_ALLOWED_HOSTS", help: "extra Host names accepted over HTTP" },
+  "allowed-origins": {
+    type: "string",
+    env: "MCP_ALLOWED_ORIGINS",
+    help: "Origins accepted over HTTP (default none)",
+  },
+  "max-body-bytes": {
+    type: "string",
+    env: "MCP_MAX_BODY_BYTES",
+    help: "largest HTTP request body (default 1000000)",
+  },
+  "public-url": {
+    type: "string",
+    env: "MCP_PUBLIC_URL",
+    help: "externally visible base URL (behind a proxy)",
+  },
+  "request-timeout-ms": {
+    type: "string",
+    env: "MCP_REQUEST_TIMEOUT_MS",
+    help: "HTTP request time limit (default 120000)",
+  },
   help: { type: "boolean", short: "h", help: "print this help" },
   version: { type: "boolean", short: "v", help: "print the version" },
 } as const;
@@ -127,6 +158,16 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
         "warn",
         "error",
       ] as const),
+      publicUrl: text("public-url"),
+      allowedHosts: list("allowed-hosts"),
+      allowedOrigins: list("allowed-origins"),
+      maxBodyBytes: integer("--max-body-bytes", text("max-body-bytes") ?? "1000000", 1_000, 100_000_000),
+      requestTimeoutMs: integer(
+        "--request-timeout-ms",
+        text("request-timeout-ms") ?? "120000",
+        100,
+        3_600_000,
+      ),
     },
   };
 }

@@ -1,0 +1,135 @@
+import type { Server as NodeServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Logger } from "@toolkits/core";
+import type { ToolRegistry } from "@toolkits/core/mcp";
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
+import { type HttpAuthConfig, tokenVerifier } from "./auth.js";
+import { createMcpServer } from "./server.js";
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** Host names accepted in the `Host` header, besides the loopback names. */
+  allowedHosts: string[];
+  /** Origins accepted in the `Origin` header; requests without one (non-browser clients) pass. */
+  allowedOrigins: string[];
+  auth?: HttpAuthConfig;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  /** Longest a request may take before it is answered 504 and its tool call aborted, in milliseconds. */
+  requestTimeoutMs: number;
+  /** The server's externally visible base URL (behind a proxy); default: the bound address. */
+  publicUrl?: string;
+  /** Extra routes served outside authentication (e.g. the sheets file picker). */
+  extraRoutes?: (app: express.Express) => void;
+}
+
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
+export const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.includes(host);
+
+const rpcError = (res: Response, status: number, message: string) =>
+  res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+
+/**
+ * Serves MCP over Streamable HTTP at `/mcp`: stateless, JSON responses, one cheap low-level server
+ * per request over the registry built at start-up. `GET /healthz` answers without authentication.
+ * Resolves once listening; the returned server is for shutdown.
+ * @throws Error when binding a non-loopback interface without authentication configured.
+ */
+export async function serveHttp(
+  registry: ToolRegistry,
+  options: HttpOptions,
+  logger: Logger,
+): Promise<NodeServer> {
+  if (!isLoopback(options.host) && !options.auth) {
+    throw new Error(
+      `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
+    );
+  }
+  const app = express();
+  const server = app.listen(options.port, options.host);
+  await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+  // Routes are added once the port is known, so the resource metadata can name the real URL.
+  const publicUrl = options.publicUrl ?? localUrl(server);
+  app.disable("x-powered-by");
+  app.use(hostHeaderValidation([...LOOPBACK_HOSTS, ...options.allowedHosts]));
+  app.use(originValidation(options.allowedOrigins));
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok", tools: registry.listing.length });
+  });
+  options.extraRoutes?.(app);
+  if (options.auth) mountAuth(app, options.auth, publicUrl);
+  app.post("/mcp", express.json({ limit: options.maxBodyBytes }), mcpHandler(registry, options, logger));
+  app.all("/mcp", (_req, res) => {
+    res.set("Allow", "POST");
+    rpcError(res, 405, "Method not allowed: this stateless server takes POST only.");
+  });
+  app.use(bodyErrors);
+  return server;
+}
+
+function originValidation(allowed: string[]): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (!origin || allowed.includes(origin)) return next();
+    rpcError(res, 403, `Origin ${origin} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`);
+  };
+}
+
+/** The URL a local client reaches the bound server at, e.g. `http://127.0.0.1:3000`. */
+export function localUrl(server: NodeServer): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+}
+
+function mountAuth(app: express.Express, auth: HttpAuthConfig, publicUrl: string): void {
+  const metadataPath = "/.well-known/oauth-protected-resource/mcp";
+  app.get(metadataPath, (_req, res) => {
+    res.json({
+      resource: `${publicUrl}/mcp`,
+      authorization_servers: auth.oauth ? [auth.oauth.issuer] : [],
+      bearer_methods_supported: ["header"],
+    });
+  });
+  app.use(
+    "/mcp",
+    requireBearerAuth({ verifier: tokenVerifier(auth), resourceMetadataUrl: `${publicUrl}${metadataPath}` }),
+  );
+}
+
+function mcpHandler(registry: ToolRegistry, options: HttpOptions, logger: Logger): RequestHandler {
+  return async (req, res) => {
+    const server = createMcpServer(registry);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    const timer = setTimeout(() => {
+      if (!res.headersSent)
+        rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
+      void transport.close();
+    }, options.requestTimeoutMs);
+    res.on("close", () => {
+      clearTimeout(timer);
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (error) {
+      logger.error("MCP request failed", { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) rpcError(res, 500, "Internal error");
+    }
+  };
+}
+
+const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
+  const status = (error as { status?: number }).status;
+  if (status === 413) return rpcError(res, 413, "Request body too large.");
+  if (status === 400) return rpcError(res, 400, "Request body is not valid JSON.");
+  next(error);
+};
