@@ -1,29 +1,13 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
-
-const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+import { CLI, runCli } from "./spawn.js";
 
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: "e2e", version: "0.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: "pipe" }),
-  );
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: "pipe" }));
   return client;
-}
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args]);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
 }
 
 describe("toolkits-mcp over stdio", () => {
@@ -54,15 +38,15 @@ describe("toolkits-mcp over stdio", () => {
   });
 
   it("exits with 0 when stdin closes, writing nothing but JSON-RPC to stdout", async () => {
-    const { code, stdout } = await run(["--sandbox"]);
+    const { code, stdout } = await runCli(["--sandbox"]);
     expect(code).toBe(0);
     expect(stdout).toBe("");
   });
 
   it("prints help and version, and refuses a bad flag value naming what is allowed", async () => {
-    expect((await run(["--help"])).stdout).toContain("--read-only");
-    expect((await run(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-    const bad = await run(["--transport", "carrier-pigeon"]);
+    expect((await runCli(["--help"])).stdout).toContain("--read-only");
+    expect((await runCli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const bad = await runCli(["--transport", "carrier-pigeon"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--transport must be one of stdio, http (got "carrier-pigeon")');
   });
