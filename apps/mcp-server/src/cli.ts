@@ -1,20 +1,28 @@
 #!/usr/bin/env node
 import type { Logger } from "@toolkits/core";
 import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
-import { authConfigFromEnv } from "./auth.js";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
 import { localUrl, serveHttp } from "./http.js";
+import { authConfigFromEnv } from "./http-auth.js";
 import { stderrLogger } from "./logger.js";
 import { parseCommand, type ServerOptions, usage } from "./options.js";
 import { VERSION } from "./server.js";
+import { runSigninCommand } from "./signin/index.js";
 import { serveStdio } from "./stdio.js";
 import { selectTools } from "./toolkits.js";
 
 /** Grace period for in-flight HTTP calls on shutdown, in milliseconds. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
+const SIGNIN_COMMANDS = ["login", "logout", "auth"];
+
 async function main(): Promise<void> {
-  const parsed = parseCommand(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (SIGNIN_COMMANDS.includes(argv[0] ?? "")) {
+    process.exitCode = await runSigninCommand(argv, stderrLogger("info"));
+    return;
+  }
+  const parsed = parseCommand(argv);
   if (parsed.command === "help") return void process.stdout.write(usage());
   if (parsed.command === "version") return void process.stdout.write(`${VERSION}\n`);
   const { options } = parsed;

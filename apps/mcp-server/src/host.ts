@@ -6,11 +6,22 @@ import {
   type Sandbox,
   secretsFromMap,
   type Toolkit,
+  tokensFromEnv,
 } from "@toolkits/core";
+import { storedTokens } from "./signin/index.js";
 
-/** Credentials and settings from the environment: the normal way to run. */
+/**
+ * Credentials and settings from the environment, the normal way to run; OAuth access tokens
+ * fall back to the user's sign-in store (`toolkits-mcp login`) when no `*_ACCESS_TOKEN` is set.
+ */
 export function environmentHost(logger: Logger, maxResultBytes: number, env = process.env): Host {
-  return envHost(env, { logger, maxResultBytes });
+  const fromEnv = tokensFromEnv(env);
+  const fromStore = storedTokens(env, logger);
+  return envHost(env, {
+    logger,
+    maxResultBytes,
+    tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
+  });
 }
 
 /**

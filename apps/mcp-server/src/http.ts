@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
-import { type HttpAuthConfig, tokenVerifier } from "./auth.js";
+import { type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpOptions {

@@ -6,7 +6,9 @@ import { CLI, runCli } from "./spawn.js";
 
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: "e2e", version: "0.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], stderr: "pipe" }),
+  );
   return client;
 }
 
