@@ -12,12 +12,12 @@ const AUDIENCE = "toolkits-mcp-test";
 
 let jwks: Server;
 let jwksUrl: string;
-let privateKey: CryptoKey;
+let privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
 let server: RunningServer;
 
 beforeAll(async () => {
   const pair = await generateKeyPair("RS256");
-  privateKey = pair.privateKey as CryptoKey;
+  privateKey = pair.privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: "test-key", alg: "RS256", use: "sig" };
   jwks = createServer((_req, res) => {
     res.setHeader("content-type", "application/json");
@@ -97,7 +97,7 @@ async function connect(token: string): Promise<Client> {
 
 describe("toolkits-mcp over Streamable HTTP", () => {
   it("answers 401 with WWW-Authenticate and resource metadata without a token and with a wrong one", async () => {
-    for (const headers of [{}, { authorization: "Bearer not-the-token" }]) {
+    for (const headers of [{}, { authorization: "Bearer not-the-token" }] as Record<string, string>[]) {
       const response = await post(headers);
       expect(response.status).toBe(401);
       const challenge = response.headers.get("www-authenticate") ?? "";
@@ -131,7 +131,9 @@ describe("toolkits-mcp over Streamable HTTP", () => {
     });
     const response = await post({ authorization: `Bearer ${TOKEN}` }, body);
     expect(response.status).toBe(413);
-    expect((await response.json()).error.message).toBe("Request body too large.");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "Request body too large.",
+    );
   });
 
   it("serves tools to the SDK client with a static token", async () => {
@@ -158,7 +160,7 @@ describe("toolkits-mcp over Streamable HTTP", () => {
   it("answers /healthz without authentication and 405 for GET /mcp", async () => {
     const health = await fetch(new URL("/healthz", server.url));
     expect(health.status).toBe(200);
-    expect((await health.json()).status).toBe("ok");
+    expect(((await health.json()) as { status: string }).status).toBe("ok");
     expect((await fetch(server.url, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(405);
   });
 });
