@@ -1,10 +1,72 @@
-import type { Toolkit } from "@toolkits/core";
+import type { AnyToolDefinition, Toolkit } from "@toolkits/core";
+import { addNoteToCell } from "./tools/addNoteToCell.js";
+import { createSpreadsheet } from "./tools/createSpreadsheet.js";
+import { generateFilePickerUrl } from "./tools/generateFilePickerUrl.js";
+import { getSpreadsheet } from "./tools/getSpreadsheet.js";
+import { getSpreadsheetMetadata } from "./tools/getSpreadsheetMetadata.js";
+import { searchSpreadsheets } from "./tools/searchSpreadsheets.js";
+import { updateCells } from "./tools/updateCells.js";
+import { whoAmI } from "./tools/whoAmI.js";
+import { writeToCell } from "./tools/writeToCell.js";
 
-/** The sheets toolkit as a host composes it. */
+export { a1Range, columnLetters, columnNumber, quoteSheetTitle } from "./a1.js";
+export { type CellInput, type CellValue, parseCellData } from "./cells.js";
+export {
+  type GoogleClient,
+  type GoogleClientOptions,
+  googleClient,
+  ROOT_URL_SETTING,
+  TIMEOUT_MS,
+  type UserInfo,
+} from "./client.js";
+export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
+export { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
+export { PICKER_TTL_MS } from "./picker/session.js";
+export {
+  DRIVE_FILE_SCOPE,
+  GOOGLE,
+  googleScopes,
+  USERINFO_EMAIL_SCOPE,
+  USERINFO_PROFILE_SCOPE,
+} from "./scopes.js";
+export { findSheet, type SheetChoice, type SheetInfo, type SpreadsheetInfo } from "./spreadsheet.js";
+export { PICKER_SETTINGS } from "./tools/generateFilePickerUrl.js";
+export { MAX_ROWS_BYTES } from "./tools/getSpreadsheet.js";
+export {
+  addNoteToCell,
+  createSpreadsheet,
+  generateFilePickerUrl,
+  getSpreadsheet,
+  getSpreadsheetMetadata,
+  searchSpreadsheets,
+  updateCells,
+  whoAmI,
+  writeToCell,
+};
+
+/** The 9 `Sheets.*` tools, in catalogue order. */
+export const sheetsTools: readonly AnyToolDefinition[] = [
+  createSpreadsheet,
+  getSpreadsheet,
+  getSpreadsheetMetadata,
+  searchSpreadsheets,
+  writeToCell,
+  updateCells,
+  addNoteToCell,
+  whoAmI,
+  generateFilePickerUrl,
+];
+
+/**
+ * The sheets toolkit as a host composes it. Tools ask the host for a Google access token
+ * (`context.accessToken("google", scopes)`; `googleScopes(tools)` gives the union to request).
+ * The composed server should also mount `handlePickerRequest` and set `TOOLKITS_PUBLIC_URL`.
+ */
 export const sheetsToolkit: Toolkit = {
   id: "sheets",
   title: "Sheets",
-  tools: [],
-  setup: "",
+  tools: sheetsTools,
+  setup:
+    "Set GOOGLE_ACCESS_TOKEN to a Google OAuth access token with the drive.file scope (Sheets.WhoAmI also needs userinfo.profile and userinfo.email), and GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY and TOOLKITS_PUBLIC_URL for the file picker.",
   sandbox: async () => (await import("./testing/index.js")).sandbox(),
 };

@@ -1,0 +1,45 @@
+import { defineTool } from "@toolkits/core";
+import { z } from "zod";
+import { cellName, parseColumn } from "../a1.js";
+import { googleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
+import { column, row, sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } from "./params.js";
+
+const SCOPES = [DRIVE_FILE_SCOPE];
+
+export const addNoteToCell = defineTool({
+  name: "Sheets.AddNoteToCell",
+  title: "Add note to cell",
+  description:
+    "Sets the note on one cell, replacing any note it had (an empty note_text removes it). The cell's value is unchanged.",
+  input: z.object({
+    spreadsheet_id: spreadsheetId,
+    column,
+    row,
+    note_text: z.string().describe("The note"),
+    sheet_position: sheetPosition,
+    sheet_id_or_name: sheetIdOrName,
+  }),
+  output: z.object({
+    spreadsheet_id: z.string(),
+    sheet: sheetOutput,
+    cell: z.string().describe("A1 name, e.g. C7"),
+    note: z.string(),
+  }),
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
+  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  async handler(input, context) {
+    const columnNumber = parseColumn(input.column, "column");
+    const cell = cellName(input.row, columnNumber);
+    const client = googleClient(context, SCOPES);
+    const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
+    const sheet = findSheet(spreadsheet, {
+      idOrName: input.sheet_id_or_name,
+      position: input.sheet_position,
+    });
+    assertInGrid(sheet, input.row, columnNumber, cell);
+    await client.setNote(spreadsheet.id, sheet.id, input.row, columnNumber, input.note_text);
+    return { spreadsheet_id: spreadsheet.id, sheet: sheetRecord(sheet), cell, note: input.note_text };
+  },
+});

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+// Parameter schemas several tools share, so names, bounds and wording stay identical.
+
+export const spreadsheetId = z
+  .string()
+  .min(1)
+  .describe("Spreadsheet id (the part after /d/ in its URL; Sheets.SearchSpreadsheets finds it)");
+
+export const sheetPosition = z
+  .number()
+  .int()
+  .min(1)
+  .default(1)
+  .describe("Sheet by tab position, 1 = leftmost");
+
+export const sheetIdOrName = z
+  .string()
+  .min(1)
+  .optional()
+  .describe("Sheet title or numeric sheet id; overrides sheet_position");
+
+export const row = z.number().int().min(1).describe("Row number, 1-based");
+
+export const column = z.string().describe("Column letters, e.g. A or AZ");
+
+export const cellData = z
+  .string()
+  .describe(
+    'Cell data map, a JSON string {"<row>": {"<COLUMN>": value}}: rows 1-based, columns letters, values string, number or boolean. Example: {"1":{"A":"Item","B":"Qty"},"2":{"A":"Pens","B":3}}',
+  );
+
+/** Output record of the sheet a tool acted on. */
+export const sheetOutput = z.object({
+  id: z.number().int().describe("Numeric sheet id"),
+  title: z.string(),
+  position: z.number().int().describe("1 = leftmost"),
+});
+
+/** Sentence every writing tool's description carries about how Sheets parses values. */
+export const USER_ENTERED_NOTE =
+  'Values are parsed as if typed in Sheets (USER_ENTERED): "12" becomes a number, "TRUE" a boolean, "=SUM(A1:A3)" a formula that Sheets runs, so never pass untrusted text starting with = + - @ (formula injection).';

@@ -1,0 +1,56 @@
+import { defineTool, ToolError } from "@toolkits/core";
+import { z } from "zod";
+import { cellName } from "../a1.js";
+import { cellBlocks, parseCellData } from "../cells.js";
+import { googleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
+import {
+  cellData,
+  sheetIdOrName,
+  sheetOutput,
+  sheetPosition,
+  spreadsheetId,
+  USER_ENTERED_NOTE,
+} from "./params.js";
+
+const SCOPES = [DRIVE_FILE_SCOPE];
+
+export const updateCells = defineTool({
+  name: "Sheets.UpdateCells",
+  title: "Update cells",
+  description: `Writes many cells of one sheet in one atomic request, replacing what they held. ${USER_ENTERED_NOTE} Cells must lie inside the sheet's grid (Sheets.GetSpreadsheetMetadata gives its size).`,
+  input: z.object({
+    spreadsheet_id: spreadsheetId,
+    data: cellData,
+    sheet_position: sheetPosition,
+    sheet_id_or_name: sheetIdOrName,
+  }),
+  output: z.object({
+    spreadsheet_id: z.string(),
+    sheet: sheetOutput,
+    updated_cells: z.number().int(),
+    updated_ranges: z.array(z.string()).describe("A1 ranges written"),
+  }),
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
+  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  async handler(input, context) {
+    const cells = parseCellData(input.data, "data");
+    if (!cells.length)
+      throw new ToolError("invalid_input", "data holds no cells: give at least one row with one column.");
+    const client = googleClient(context, SCOPES);
+    const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
+    const sheet = findSheet(spreadsheet, {
+      idOrName: input.sheet_id_or_name,
+      position: input.sheet_position,
+    });
+    for (const cell of cells) assertInGrid(sheet, cell.row, cell.column, cellName(cell.row, cell.column));
+    const written = await client.writeBlocks(spreadsheet.id, cellBlocks(sheet.title, cells));
+    return {
+      spreadsheet_id: spreadsheet.id,
+      sheet: sheetRecord(sheet),
+      updated_cells: written.totalUpdatedCells ?? cells.length,
+      updated_ranges: (written.responses ?? []).flatMap((response) => response.updatedRange ?? []),
+    };
+  },
+});

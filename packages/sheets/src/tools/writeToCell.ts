@@ -1,0 +1,50 @@
+import { defineTool } from "@toolkits/core";
+import { z } from "zod";
+import { a1Range, cellName, parseColumn } from "../a1.js";
+import { googleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
+import { column, row, sheetOutput, spreadsheetId, USER_ENTERED_NOTE } from "./params.js";
+
+const SCOPES = [DRIVE_FILE_SCOPE];
+
+export const writeToCell = defineTool({
+  name: "Sheets.WriteToCell",
+  title: "Write to cell",
+  description: `Writes one value to one cell, replacing what it held. ${USER_ENTERED_NOTE} Returns the value as Sheets displays it.`,
+  input: z.object({
+    spreadsheet_id: spreadsheetId,
+    column,
+    row,
+    value: z.string().describe("The value; an empty string clears the cell"),
+    sheet_name: z.string().min(1).default("Sheet1").describe("Sheet title (or numeric sheet id)"),
+  }),
+  output: z.object({
+    spreadsheet_id: z.string(),
+    sheet: sheetOutput,
+    cell: z.string().describe("A1 name, e.g. C7"),
+    value: z.string().optional().describe("The cell as displayed after the write"),
+  }),
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
+  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  async handler(input, context) {
+    const columnNumber = parseColumn(input.column, "column");
+    const cell = cellName(input.row, columnNumber);
+    const client = googleClient(context, SCOPES);
+    const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
+    const sheet = findSheet(spreadsheet, { idOrName: input.sheet_name });
+    assertInGrid(sheet, input.row, columnNumber, cell);
+    const written = await client.writeCell(
+      spreadsheet.id,
+      a1Range(sheet.title, input.row, columnNumber),
+      input.value,
+    );
+    const shown = written.updatedData?.values?.[0]?.[0];
+    return {
+      spreadsheet_id: spreadsheet.id,
+      sheet: sheetRecord(sheet),
+      cell,
+      value: shown === undefined ? undefined : String(shown),
+    };
+  },
+});
