@@ -1,0 +1,108 @@
+import {
+  createHttpClient,
+  type FailureInfo,
+  type HttpClient,
+  type ToolContext,
+  ToolError,
+} from "@toolkits/core";
+import type { EndpointSpec } from "./endpoint.js";
+import { LIST_TOOLS } from "./endpoints.generated.js";
+import { callToUpstream, resultToNeutral, type UpstreamCall } from "./ids.js";
+
+/** App API hosts by region. */
+export const REGIONS = Object.freeze({
+  us: "https://api.customer.io",
+  eu: "https://api-eu.customer.io",
+});
+export type Region = keyof typeof REGIONS;
+
+/** The secret holding the App API key, sent as `Authorization: Bearer <key>`. */
+export const API_KEY_SECRET = "MARKETING_API_KEY";
+const TOOL_PREFIX = "MarketingApi.";
+
+/** Where requests go: `MARKETING_API_URL` wins, else the `MARKETING_REGION` host (default `us`). */
+export interface Upstream {
+  baseUrl: string;
+  /** The region, or `custom` when MARKETING_API_URL is set. */
+  region: Region | "custom";
+}
+
+/**
+ * Resolves the upstream from the context's settings.
+ * @throws ToolError `invalid_input` when MARKETING_REGION is neither `us` nor `eu`.
+ */
+export function resolveUpstream(context: Pick<ToolContext, "setting">): Upstream {
+  const url = context.setting("MARKETING_API_URL");
+  if (url) return { baseUrl: url.replace(/\/+$/, ""), region: "custom" };
+  const region = (context.setting("MARKETING_REGION") ?? "us").trim().toLowerCase() || "us";
+  if (!Object.hasOwn(REGIONS, region)) {
+    throw new ToolError(
+      "invalid_input",
+      `MARKETING_REGION is "${region}"; allowed: ${Object.keys(REGIONS).join(", ")}. Fix the server's configuration.`,
+    );
+  }
+  return { baseUrl: REGIONS[region as Region], region: region as Region };
+}
+
+/**
+ * The typed App API client. Translates neutral id kinds to the upstream's at the boundary, both
+ * ways (see `ids.ts`), and retries only what is safe to repeat: the endpoint's `idempotent` hint
+ * decides, so sends, triggers, imports, exports and creates are never re-sent after they may have
+ * reached the upstream (a 429 is, since it was refused).
+ */
+export interface MarketingClient {
+  readonly upstream: Upstream;
+  /**
+   * Sends one call for `spec` and returns the parsed JSON answer with neutral id keys; `undefined`
+   * for an empty answer (HTTP 204).
+   * @throws ToolError of the failure's kind (`unauthenticated` naming the region, `not_found` naming
+   *   the tool that lists valid ids, `rate_limited` with the wait, …).
+   */
+  send(spec: EndpointSpec, call: UpstreamCall): Promise<unknown>;
+}
+
+/** Builds a client for one tool call from the context's settings and secret. */
+export async function createMarketingClient(context: ToolContext): Promise<MarketingClient> {
+  const upstream = resolveUpstream(context);
+  const key = await context.secret(API_KEY_SECRET);
+  return {
+    upstream,
+    async send(spec, call) {
+      const http: HttpClient = createHttpClient({
+        baseUrl: upstream.baseUrl,
+        authorization: () => `Bearer ${key.reveal()}`,
+        advise: (failure) => advice(failure, spec, upstream),
+      });
+      const sent = callToUpstream(spec, call);
+      const response = await http.request({
+        method: spec.method,
+        path: sent.path,
+        pathParams: sent.pathParams,
+        query: sent.query,
+        headers: sent.headers,
+        body: sent.body,
+        idempotent: spec.hints.idempotent,
+        signal: context.signal,
+      });
+      return resultToNeutral(response.data);
+    },
+  };
+}
+
+function advice({ status }: FailureInfo, spec: EndpointSpec, upstream: Upstream): string | undefined {
+  if (status === 401) {
+    const where =
+      upstream.region === "custom"
+        ? `the host ${upstream.baseUrl} (MARKETING_API_URL)`
+        : `the ${upstream.region.toUpperCase()} region (MARKETING_REGION=${upstream.region}; the other is ${upstream.region === "us" ? "eu" : "us"})`;
+    return `Check that ${API_KEY_SECRET} is an App API key of a workspace in ${where}: a key from the other region is refused with 401.`;
+  }
+  if (status === 404) {
+    const lister = LIST_TOOLS[spec.toolset];
+    return lister ? `Check the ids; ${TOOL_PREFIX}${lister} lists valid ones.` : undefined;
+  }
+  if (status === 429 && spec.operationId === "triggerBroadcast") {
+    return "Broadcast triggers are limited to 1 request per 10 seconds.";
+  }
+  return undefined;
+}

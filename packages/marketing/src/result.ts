@@ -1,0 +1,55 @@
+import { capResult, offsetPage, tokenPage } from "@toolkits/core";
+import type { EndpointSpec } from "./endpoint.js";
+
+/** Largest result a tool returns, in bytes of JSON; longer ones are cut with a marker. */
+export const MAX_RESULT_BYTES = 60_000;
+
+/**
+ * The upstream answer as a tool result: always an object (`{ ok: true }` for an empty answer,
+ * `{ result }` for anything else that is not an object), with the upstream's `next` cursor as
+ * `more` + `next_page_token` (+ `next_page_parameter`, the parameter to pass it back as), or offset
+ * paging fields, and capped at MAX_RESULT_BYTES.
+ */
+export function toResult(
+  spec: EndpointSpec,
+  input: Readonly<Record<string, unknown>>,
+  data: unknown,
+): Record<string, unknown> {
+  const base = data === undefined || data === "" ? { ok: true } : isObject(data) ? data : { result: data };
+  const paged = withPaging(spec, input, base);
+  return capResult(paged, MAX_RESULT_BYTES, (field, kept) => truncationHint(spec, field, kept));
+}
+
+function withPaging(
+  spec: EndpointSpec,
+  input: Readonly<Record<string, unknown>>,
+  result: Record<string, unknown>,
+): Record<string, unknown> {
+  const paging = spec.paging;
+  if (!paging) return result;
+  if ("token" in paging) {
+    const { next, ...rest } = result;
+    const token = typeof next === "string" || typeof next === "number" ? String(next) : undefined;
+    const page = tokenPage(token);
+    return page.more ? { ...rest, ...page, next_page_parameter: paging.token } : { ...rest, ...page };
+  }
+  const limit = Number(input[paging.limit]);
+  const offset = Number(input[paging.offset]);
+  const count = largestArrayLength(result);
+  return { ...result, ...offsetPage({ limit, offset, count, more: count >= limit }) };
+}
+
+function truncationHint(spec: EndpointSpec, _field: string, kept: number): string {
+  const limit = spec.params.find((p) => p.upstream === "limit")?.name;
+  if (!limit) return "Narrow the request to see the rest.";
+  const gapless = spec.paging ? " so that paging skips nothing" : "";
+  return `Call again with ${limit}=${Math.max(1, kept)}${gapless}.`;
+}
+
+function largestArrayLength(result: Record<string, unknown>): number {
+  return Math.max(0, ...Object.values(result).map((value) => (Array.isArray(value) ? value.length : 0)));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
