@@ -1,0 +1,24 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { pagerAuth, SCOPES } from "../params.js";
+import { incidentDetail, incidentDetailSchema } from "../records.js";
+
+const scopes = [SCOPES.incidents];
+
+export const getIncident = defineTool({
+  name: "Pager.GetIncident",
+  title: "Get incident",
+  description:
+    "Gets one incident: status, urgency, service, policy, assignees, acknowledgements, alert counts, conference bridge.",
+  input: z.object({
+    incident_id: z.string().min(1).describe("Incident id or number"),
+  }),
+  output: z.object({ incident: incidentDetailSchema }),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler({ incident_id }, context) {
+    const client = await pagerClient(context, scopes);
+    return { incident: incidentDetail(await client.incident(incident_id)) };
+  },
+});

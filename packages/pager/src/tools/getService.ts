@@ -1,0 +1,21 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { pagerAuth, SCOPES } from "../params.js";
+import { serviceRecord, serviceSchema } from "../records.js";
+
+const scopes = [SCOPES.services];
+
+export const getService = defineTool({
+  name: "Pager.GetService",
+  title: "Get service",
+  description: "Gets one service: status, escalation policy, teams, timeouts and last incident time.",
+  input: z.object({ service_id: z.string().min(1) }),
+  output: z.object({ service: serviceSchema }),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler({ service_id }, context) {
+    const client = await pagerClient(context, scopes);
+    return { service: serviceRecord(await client.service(service_id)) };
+  },
+});

@@ -1,0 +1,23 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
+import { listOutput, listResult, policyRecord, policySchema } from "../records.js";
+
+const scopes = [SCOPES.policies];
+
+export const listEscalationPolicies = defineTool({
+  name: "Pager.ListEscalationPolicies",
+  title: "List escalation policies",
+  description:
+    "Lists escalation policies by name, each with its levels (delay and targets), services and teams.",
+  input: z.object({ limit: limitParam, offset: offsetParam }),
+  output: listOutput("escalation_policies", policySchema),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler(input, context) {
+    const page = pageParams(input);
+    const client = await pagerClient(context, scopes);
+    return listResult("escalation_policies", await client.escalationPolicies(page), policyRecord);
+  },
+});

@@ -1,0 +1,51 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import {
+  checkWindow,
+  idsParam,
+  limitParam,
+  offsetParam,
+  pageParams,
+  pagerAuth,
+  SCOPES,
+  sinceParam,
+  timeZoneParam,
+  untilParam,
+} from "../params.js";
+import { listOutput, listResult, logEntryRecord, logEntrySchema } from "../records.js";
+
+const scopes = [SCOPES.incidents];
+
+export const listLogEntries = defineTool({
+  name: "Pager.ListLogEntries",
+  title: "List log entries",
+  description:
+    "Lists the account's activity feed, newest first: incident triggers, notifications, acknowledgements, escalations, resolutions.",
+  input: z.object({
+    since: sinceParam(),
+    until: untilParam(),
+    team_ids: idsParam("Only these teams"),
+    time_zone: timeZoneParam,
+    is_overview: z.boolean().default(true).describe("Only the key changes; false for every entry"),
+    limit: limitParam,
+    offset: offsetParam,
+  }),
+  output: listOutput("log_entries", logEntrySchema),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler(input, context) {
+    checkWindow(input.since, input.until);
+    const page = pageParams(input);
+    const client = await pagerClient(context, scopes);
+    const entries = await client.logEntries({
+      ...page,
+      since: input.since,
+      until: input.until,
+      team_ids: input.team_ids,
+      time_zone: input.time_zone,
+      is_overview: input.is_overview,
+    });
+    return listResult("log_entries", entries, logEntryRecord);
+  },
+});

@@ -1,0 +1,24 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES, timeZoneParam } from "../params.js";
+import { listOutput, listResult, scheduleRecord, scheduleSchema } from "../records.js";
+
+const scopes = [SCOPES.schedules];
+
+export const listSchedules = defineTool({
+  name: "Pager.ListSchedules",
+  title: "List schedules",
+  description:
+    "Lists on-call schedules with their rotation members and escalation policies. Rotation members are not who is on call now: use Pager.ListOnCalls with schedule_ids for that.",
+  input: z.object({ limit: limitParam, offset: offsetParam, time_zone: timeZoneParam }),
+  output: listOutput("schedules", scheduleSchema),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler(input, context) {
+    const page = pageParams(input);
+    const client = await pagerClient(context, scopes);
+    const schedules = await client.schedules({ ...page, time_zone: input.time_zone });
+    return listResult("schedules", schedules, scheduleRecord);
+  },
+});

@@ -1,0 +1,26 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
+import { listOutput, listResult, serviceRecord, serviceSchema } from "../records.js";
+
+const scopes = [SCOPES.services];
+
+export const listServices = defineTool({
+  name: "Pager.ListServices",
+  title: "List services",
+  description: "Lists services by name, with status, escalation policy and teams.",
+  input: z.object({
+    query: z.string().min(1).optional().describe("Name fragment"),
+    limit: limitParam,
+    offset: offsetParam,
+  }),
+  output: listOutput("services", serviceSchema),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler(input, context) {
+    const page = pageParams(input);
+    const client = await pagerClient(context, scopes);
+    return listResult("services", await client.services({ ...page, query: input.query }), serviceRecord);
+  },
+});

@@ -1,0 +1,22 @@
+import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { z } from "zod";
+import { pagerClient } from "../client.js";
+import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
+import { listOutput, listResult, userRecord, userSchema } from "../records.js";
+
+const scopes = [SCOPES.users];
+
+export const listUsers = defineTool({
+  name: "Pager.ListUsers",
+  title: "List users",
+  description: "Lists the account's users with email, role, job title, time zone and teams.",
+  input: z.object({ limit: limitParam, offset: offsetParam }),
+  output: listOutput("users", userSchema),
+  hints: READ_ONLY_HINTS,
+  auth: pagerAuth(...scopes),
+  async handler(input, context) {
+    const page = pageParams(input);
+    const client = await pagerClient(context, scopes);
+    return listResult("users", await client.users({ ...page, include: ["teams"] }), userRecord);
+  },
+});

@@ -1,0 +1,96 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { envHost } from "@toolkits/core";
+import { createToolRegistry, registerTools } from "@toolkits/core/mcp";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { forgetUserDirectories, pagerToolkit } from "../src/index.js";
+import { type PagerAccount, SANDBOX_TOKEN, type SandboxOptions, sandbox } from "../src/testing/index.js";
+import { contractViolations, type SentRequest } from "./contract.js";
+
+/** The environment of a correctly configured server. */
+export const SANDBOX_ENV = { PAGER_ACCESS_TOKEN: SANDBOX_TOKEN };
+
+export interface ToolResult {
+  isError: boolean;
+  text: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Serves a fresh sandbox account for every test through msw and talks to the tools the way a
+ * model does: over MCP. Every upstream request is recorded, and when the file's tests are done
+ * each is checked against PagerDuty's OpenAPI description (the contract).
+ */
+export function useSandbox(options: SandboxOptions = {}) {
+  const server = setupServer();
+  const all: SentRequest[] = [];
+  const sent: SentRequest[] = [];
+  const clients: Client[] = [];
+  let account: PagerAccount;
+  server.events.on("request:start", ({ request }) => {
+    const record = { method: request.method, url: request.url, headers: Object.fromEntries(request.headers) };
+    sent.push(record);
+    all.push(record);
+  });
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  beforeEach(() => {
+    const box = sandbox(options);
+    account = box.account;
+    server.resetHandlers(...box.handlers);
+    sent.length = 0;
+    forgetUserDirectories();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(() => {
+    server.close();
+    expect(all.flatMap(contractViolations)).toEqual([]);
+  });
+
+  async function connect(env: Record<string, string> = SANDBOX_ENV): Promise<Client> {
+    const mcp = new McpServer({ name: "pager-test", version: "0.0.0" });
+    registerTools(mcp, createToolRegistry(pagerToolkit.tools, envHost(env)));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: "pager-test-client", version: "0.0.0" });
+    await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+    // Listing first makes the SDK client validate structuredContent against each output schema.
+    await client.listTools();
+    clients.push(client);
+    return client;
+  }
+
+  /** Calls a tool over MCP; `env` replaces the server's environment. */
+  async function call(name: string, args: Record<string, unknown> = {}, env?: Record<string, string>) {
+    const result = (await (await connect(env)).callTool({ name, arguments: args })) as CallToolResult;
+    const first = result.content[0];
+    return {
+      isError: result.isError === true,
+      text: first?.type === "text" ? first.text : "",
+      data: (result.structuredContent ?? {}) as Record<string, unknown>,
+    } satisfies ToolResult;
+  }
+
+  /** The query parameters of the requests sent to `path` during this test. */
+  function queries(path: string): URLSearchParams[] {
+    return sent
+      .map((r) => new URL(r.url))
+      .filter((u) => u.pathname === path)
+      .map((u) => u.searchParams);
+  }
+
+  return {
+    server,
+    sent,
+    all,
+    call,
+    connect,
+    queries,
+    get account(): PagerAccount {
+      return account;
+    },
+  };
+}
