@@ -94,3 +94,21 @@ export function useSandbox(options: SandboxOptions = {}) {
     },
   };
 }
+
+/** Calls a list tool page after page, following next_offset until `more` is false. */
+export async function readAllPages(
+  call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
+  tool: string,
+  key: string,
+  args: Record<string, unknown> = {},
+): Promise<{ items: Record<string, unknown>[]; pages: ToolResult[] }> {
+  const pages: ToolResult[] = [];
+  let offset: number | undefined;
+  do {
+    const page = await call(tool, offset === undefined ? args : { ...args, offset });
+    expect(page.isError, page.text).toBe(false);
+    pages.push(page);
+    offset = page.data.more ? (page.data.next_offset as number) : undefined;
+  } while (offset !== undefined);
+  return { items: pages.flatMap((page) => page.data[key] as Record<string, unknown>[]), pages };
+}
