@@ -1,0 +1,163 @@
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SCAN_CONCURRENCY } from "../src/directory.js";
+import { ACCEPT_CONFIDENCE, ACCEPT_MARGIN, DIRECTORY_TTL_MS, forgetUserDirectories } from "../src/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { useSandbox } from "./harness.js";
+
+const pd = useSandbox();
+
+interface Match {
+  id: string;
+  name: string;
+  email: string;
+  confidence: number;
+  accepted?: boolean;
+}
+
+const matches = (data: Record<string, unknown>) => data.matches as Match[];
+const userPages = () => pd.queries("/users").filter((query) => !query.has("query"));
+
+afterEach(() => vi.useRealTimers());
+
+describe("Pager.SearchUsers", () => {
+  it("settles an exact name with PagerDuty's name query: one request", async () => {
+    const result = await pd.call("Pager.SearchUsers", { query: "Priya Keller" });
+    expect(result.isError, result.text).toBe(false);
+    expect(result.data).toMatchObject({ searched: "name query", users_searched: 1 });
+    expect(matches(result.data)).toEqual([
+      expect.objectContaining({
+        id: "PU00002",
+        name: "Priya Keller",
+        confidence: 1,
+        email: "priya.keller@acme.example",
+      }),
+    ]);
+    expect(matches(result.data)[0]).not.toHaveProperty("accepted");
+    expect(pd.queries("/users").map((q) => q.toString())).toEqual([
+      "query=Priya+Keller&limit=100&offset=0&include%5B%5D=teams",
+    ]);
+  });
+
+  it("auto-accepts a confident match that is clearly ahead, returning it alone", async () => {
+    const result = await pd.call("Pager.SearchUsers", { query: "priya keller", auto_accept_matches: true });
+    expect(matches(result.data)).toEqual([
+      expect.objectContaining({ id: "PU00002", accepted: true, confidence: 1 }),
+    ]);
+  });
+
+  it("finds a misspelt name by scanning the directory, without accepting a weak match", async () => {
+    const result = await pd.call("Pager.SearchUsers", { query: "Avrey Quinn", auto_accept_matches: true });
+    expect(result.data).toMatchObject({ searched: "directory", users_searched: pd.account.users.length });
+    const [best] = matches(result.data);
+    expect(best).toMatchObject({ id: pd.account.me.id, accepted: false });
+    expect(best?.confidence).toBeLessThan(ACCEPT_CONFIDENCE);
+    expect(matches(result.data).every((match) => match.accepted === false)).toBe(true);
+    expect(result.data.note).toBe(
+      `No match accepted: it needs confidence >= ${ACCEPT_CONFIDENCE} and a lead of ${ACCEPT_MARGIN} over the runner-up.`,
+    );
+    expect(pd.queries("/users")[0]?.get("query")).toBe("Avrey Quinn");
+    expect(userPages().map((q) => q.toString())).toEqual([
+      "limit=100&offset=0&total=true&include%5B%5D=teams",
+    ]);
+  });
+
+  it("matches an email in the directory, skipping the name query that cannot see emails", async () => {
+    const result = await pd.call("Pager.SearchUsers", {
+      query: "jordan.costa@acme.example",
+      auto_accept_matches: true,
+    });
+    expect(matches(result.data)).toEqual([expect.objectContaining({ id: "PU00001", accepted: true })]);
+    expect(pd.queries("/users").some((q) => q.has("query"))).toBe(false);
+  });
+
+  it("returns every close candidate, none accepted, when two people share a name", async () => {
+    pd.server.resetHandlers(...sandbox({ users: 200 }).handlers);
+    const result = await pd.call("Pager.SearchUsers", { query: "Priya", auto_accept_matches: true });
+    const found = matches(result.data);
+    expect(found.map((match) => match.name)).toEqual(["Priya Keller", "Priya Boateng"]);
+    expect(found.map((match) => match.accepted)).toEqual([false, false]);
+  });
+
+  it("says so when nobody matches", async () => {
+    const result = await pd.call("Pager.SearchUsers", { query: "Zebediah Xylophone" });
+    expect(result.data).toMatchObject({ matches: [], note: expect.stringContaining("No user matches") });
+  });
+
+  it("refuses an empty query before sending anything", async () => {
+    const result = await pd.call("Pager.SearchUsers", { query: "   " });
+    expect(result.text).toMatch(/^invalid_input: .*query: /);
+    expect(pd.sent).toEqual([]);
+  });
+});
+
+describe("Pager.SearchUsers directory cache", () => {
+  it("reuses a scanned directory for the same credential, sending nothing", async () => {
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    pd.sent.length = 0;
+    const again = await pd.call("Pager.SearchUsers", { query: "Kofi Achampong" });
+    expect(matches(again.data)[0]).toMatchObject({ name: "Kofi Acheampong" });
+    expect(again.data.searched).toBe("directory");
+    expect(pd.sent).toEqual([]);
+  });
+
+  it("keeps directories apart per credential", async () => {
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    pd.sent.length = 0;
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" }, { PAGER_API_TOKEN: SANDBOX_TOKEN });
+    expect(userPages()).toHaveLength(1);
+  });
+
+  it("scans again once the cache has expired or was forgotten", async () => {
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + DIRECTORY_TTL_MS + 1);
+    pd.sent.length = 0;
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    expect(userPages()).toHaveLength(1);
+    vi.useRealTimers();
+    forgetUserDirectories();
+    pd.sent.length = 0;
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    expect(userPages()).toHaveLength(1);
+  });
+});
+
+describe("Pager.SearchUsers on a directory past PagerDuty's 10,000 ceiling", () => {
+  it("scans pages of 100 concurrently up to offset + limit 10,000, reports progress and says it was cut short", async () => {
+    pd.server.resetHandlers(...sandbox({ users: 10_250, latencyMs: 2 }).handlers);
+    let inFlight = 0;
+    let mostInFlight = 0;
+    pd.server.events.on("request:start", () => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+    });
+    pd.server.events.on("response:mocked", () => {
+      inFlight--;
+    });
+    const updates: Progress[] = [];
+    const client = await pd.connect();
+    const result = await client.callTool(
+      { name: "Pager.SearchUsers", arguments: { query: "Priya Kelr" } },
+      undefined,
+      { onprogress: (update) => updates.push(update) },
+    );
+    pd.server.events.removeAllListeners("response:mocked");
+    const data = result.structuredContent as Record<string, unknown>;
+    expect(matches(data)[0]).toMatchObject({ name: "Priya Keller" });
+    expect(data.users_searched).toBe(10_000);
+    expect(data.note).toMatch(/^Only the first 10000 users were searched/);
+    const offsets = userPages().map((q) => Number(q.get("offset")));
+    expect(offsets.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i * 100));
+    expect(userPages().every((q) => q.get("limit") === "100")).toBe(true);
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(mostInFlight).toBeLessThanOrEqual(SCAN_CONCURRENCY);
+    expect(updates.length).toBeGreaterThan(10);
+    expect(updates.map((u) => u.progress)).toEqual([...updates.map((u) => u.progress)].sort((a, b) => a - b));
+    expect(updates.at(-1)).toMatchObject({
+      progress: 10_000,
+      total: 10_000,
+      message: "Scanned 10000 of 10000 users",
+    });
+  });
+});
