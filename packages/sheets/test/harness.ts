@@ -1,0 +1,78 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { envHost } from "@toolkits/core";
+import { createToolRegistry, registerTools } from "@toolkits/core/mcp";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { sheetsTools } from "../src/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { contractProblems, type RecordedRequest } from "./contract.js";
+
+export { SANDBOX_TOKEN };
+
+/** The environment of a configured server: the sandbox's Google token. */
+export const SIGNED_IN = { GOOGLE_ACCESS_TOKEN: SANDBOX_TOKEN };
+
+/** What a user of a tool sees. */
+export interface Outcome {
+  isError: boolean;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read results by known shape
+  data: any;
+}
+
+/**
+ * Serves a fresh sandbox per test through msw (unhandled requests fail), records every upstream
+ * request and, after the file's tests, checks each one against the discovery documents.
+ */
+export function useSandbox() {
+  const server = setupServer();
+  const pending: Promise<RecordedRequest>[] = [];
+  server.events.on("request:start", ({ request }) => {
+    const copy = request.clone();
+    pending.push(copy.text().then((body) => ({ method: request.method, url: request.url, body })));
+  });
+  const clients: Client[] = [];
+  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+  beforeEach(() => server.resetHandlers(...(sandbox().handlers as Parameters<typeof server.resetHandlers>)));
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  afterAll(async () => {
+    server.close();
+    const requests = await Promise.all(pending);
+    expect(requests.flatMap(contractProblems)).toEqual([]);
+  });
+
+  return {
+    server,
+    /** Requests recorded so far (bodies read), optionally only those since `from`. */
+    async requests(from = 0): Promise<RecordedRequest[]> {
+      return Promise.all(pending.slice(from));
+    },
+    get count(): number {
+      return pending.length;
+    },
+    /** An MCP client connected to the 9 tools, with `env` as the host's environment. */
+    async connect(
+      env: Record<string, string> = SIGNED_IN,
+    ): Promise<(name: string, args?: object) => Promise<Outcome>> {
+      const mcp = new McpServer({ name: "sheets-test", version: "0.0.0" });
+      registerTools(mcp, createToolRegistry(sheetsTools, envHost(env)));
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const client = new Client({ name: "sheets-test-client", version: "0.0.0" });
+      await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+      clients.push(client);
+      return async (name, args = {}) => {
+        const result = (await client.callTool({
+          name,
+          arguments: args as Record<string, unknown>,
+        })) as CallToolResult;
+        const text = (result.content[0] as { text: string }).text;
+        return { isError: result.isError === true, text, data: result.structuredContent };
+      };
+    },
+  };
+}
