@@ -2,7 +2,14 @@ import { redact, Secret } from "@toolkits/core";
 import * as oauth from "openid-client";
 import { TOOLKITS } from "../toolkits.js";
 import { listenForCallback } from "./loopback.js";
-import { configurationFor, discover, type OAuthClient, serverOf, signInFrom } from "./oauth.js";
+import {
+  configurationFor,
+  describeOAuthError,
+  discover,
+  type OAuthClient,
+  serverOf,
+  signInFrom,
+} from "./oauth.js";
 import { clientSettings, type Provider } from "./providers.js";
 import type { SignIn, TokenStore } from "./store.js";
 
@@ -89,13 +96,11 @@ async function openBrowser(url: string): Promise<void> {
 }
 
 function failure(provider: Provider, error: unknown): string {
-  const detail = (e: { error: string; error_description?: string }) =>
-    `${e.error}${e.error_description ? ` (${e.error_description})` : ""}`;
   if (error instanceof oauth.AuthorizationResponseError) {
-    return redact(`${provider.title} did not authorize the sign-in: ${detail(error)}.`);
+    return redact(`${provider.title} did not authorize the sign-in: ${describeOAuthError(error)}.`);
   }
   if (error instanceof oauth.ResponseBodyError) {
-    return redact(`${provider.title} refused to issue tokens: ${detail(error)}.`);
+    return redact(`${provider.title} refused to issue tokens: ${describeOAuthError(error)}.`);
   }
   return redact(
     `Signing in to ${provider.title} failed: ${error instanceof Error ? error.message : String(error)}`,

@@ -98,15 +98,12 @@ export async function refresh(provider: Provider, signIn: SignIn): Promise<SignI
 
 function refreshFailure(provider: Provider, signIn: SignIn, error: unknown): ToolError {
   if (error instanceof oauth.ResponseBodyError) {
-    if (SIGN_IN_AGAIN.has(error.error)) {
-      return signInAgain(provider, `could not be refreshed: ${signIn.server.issuer} answered ${error.error}`);
-    }
-    return new ToolError(
-      "upstream_error",
-      `Refreshing the ${provider.title} sign-in failed: ${signIn.server.issuer} answered ${error.error}` +
-        `${error.error_description ? ` (${error.error_description})` : ""}.`,
-      { status: error.status, cause: error },
-    );
+    const answer = `${signIn.server.issuer} answered ${describeOAuthError(error)}`;
+    if (SIGN_IN_AGAIN.has(error.error)) return signInAgain(provider, `could not be refreshed: ${answer}`);
+    return new ToolError("upstream_error", `Refreshing the ${provider.title} sign-in failed: ${answer}.`, {
+      status: error.status,
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError(
@@ -114,6 +111,11 @@ function refreshFailure(provider: Provider, signIn: SignIn, error: unknown): Too
     `Could not reach ${signIn.server.issuer} to refresh the ${provider.title} sign-in: ${message}`,
     { cause: error },
   );
+}
+
+/** An OAuth error code with the server's description, if it gave one. */
+export function describeOAuthError(error: { error: string; error_description?: string }): string {
+  return `${error.error}${error.error_description ? ` (${error.error_description})` : ""}`;
 }
 
 /** The error that tells the user (through the model) to sign in again. */
