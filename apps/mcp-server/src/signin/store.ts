@@ -94,7 +94,8 @@ export class TokenStore {
   async remove(provider: string): Promise<boolean> {
     let removed = false;
     await this.#update((records) => {
-      removed = delete records[provider];
+      removed = Object.hasOwn(records, provider);
+      delete records[provider];
       return removed;
     });
     return removed;
@@ -114,8 +115,9 @@ export class TokenStore {
     try {
       text = await readFile(this.path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-      throw error;
+      const { code, message } = error as NodeJS.ErrnoException;
+      if (code === "ENOENT") return {};
+      throw new Error(`Cannot read the token store ${this.path}: ${code ?? message}.`, { cause: error });
     }
     let json: unknown;
     try {
