@@ -81,7 +81,7 @@ export function contractProblems(request: RecordedRequest): string[] {
   const query = new URL(request.url).searchParams;
   for (const name of new Set(query.keys())) {
     const spec = method.parameters[name] ?? api.parameters[name];
-    if (!spec || spec.location !== "query") {
+    if (spec?.location !== "query") {
       problems.push(`${id}: query parameter ${name} is not declared`);
       continue;
     }

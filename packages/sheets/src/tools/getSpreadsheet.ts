@@ -1,10 +1,10 @@
 import { defineTool, READ_ONLY_HINTS, ToolError } from "@toolkits/core";
 import { z } from "zod";
-import { a1Range, columnLetters, parseColumn } from "../a1.js";
+import { a1Range, columnLetters, MAX_COLUMN, parseColumn } from "../a1.js";
 import { type GridData, googleClient } from "../client.js";
 import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
 import { findSheet, gridText, sheetRecord } from "../spreadsheet.js";
-import { sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } from "./params.js";
+import { MAX_CELLS, sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } from "./params.js";
 
 const SCOPES = [DRIVE_FILE_SCOPE];
 /** Cap on the JSON size of `rows`, in bytes; whole rows past it are left for the next call. */
@@ -30,9 +30,9 @@ export const getSpreadsheet = defineTool({
     spreadsheet_id: spreadsheetId,
     sheet_position: sheetPosition,
     sheet_id_or_name: sheetIdOrName,
-    start_row: z.number().int().min(1).default(1).describe("First row, 1-based"),
+    start_row: z.number().int().min(1).max(MAX_CELLS).default(1).describe("First row, 1-based"),
     start_col: z
-      .union([z.string(), z.number().int().min(1)])
+      .union([z.string(), z.number().int().min(1).max(MAX_COLUMN)])
       .default("A")
       .describe("First column: letters (C) or 1-based number (3)"),
     max_rows: z.number().int().min(1).max(1000).default(1000),

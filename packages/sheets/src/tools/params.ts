@@ -2,6 +2,9 @@ import { z } from "zod";
 
 // Parameter schemas several tools share, so names, bounds and wording stay identical.
 
+/** Sheets holds at most 10 million cells per spreadsheet, so no row or sheet position is higher. */
+export const MAX_CELLS = 10_000_000;
+
 export const spreadsheetId = z
   .string()
   .min(1)
@@ -11,6 +14,7 @@ export const sheetPosition = z
   .number()
   .int()
   .min(1)
+  .max(MAX_CELLS)
   .default(1)
   .describe("Sheet by tab position, 1 = leftmost");
 
@@ -20,7 +24,7 @@ export const sheetIdOrName = z
   .optional()
   .describe("Sheet title or numeric sheet id; overrides sheet_position");
 
-export const row = z.number().int().min(1).describe("Row number, 1-based");
+export const row = z.number().int().min(1).max(MAX_CELLS).describe("Row number, 1-based");
 
 export const column = z.string().describe("Column letters, e.g. A or AZ");
 
