@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { accessTokenVariable, type Logger, redact, type TokenProvider } from "@toolkits/core";
 import { LOGIN_TIMEOUT_MS, login } from "./login.js";
 import { revoke } from "./oauth.js";
-import { PROVIDERS, type Provider, providerNamed, README_SECTION } from "./providers.js";
+import { PROVIDERS, type Provider, README_SECTION } from "./providers.js";
 import { type SignIn, TokenStore, tokenFilePath } from "./store.js";
 import { isStale, tokensFromStore } from "./tokens.js";
 
@@ -78,6 +78,13 @@ function print(stream: NodeJS.WriteStream, text: string, code: number): number {
 
 const isParseError = (error: unknown) =>
   error instanceof TypeError && String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS");
+
+function providerNamed(id: string | undefined): Provider {
+  const provider = id === undefined ? undefined : PROVIDERS[id];
+  if (!provider)
+    throw new UsageError(`Name a provider: ${Object.keys(PROVIDERS).join(" or ")} (got "${id ?? ""}").`);
+  return provider;
+}
 
 function integer(flag: string, value: string, min: number, max: number): number {
   const parsed = Number(value);

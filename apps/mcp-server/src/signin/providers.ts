@@ -62,6 +62,16 @@ const pager: Provider = {
   covers: () => true,
 };
 
+/**
+ * What the sheets tools need today: files the user creates or picks with this app (never the whole
+ * drive) and who the user is. Tools declaring more add to it.
+ */
+const GOOGLE_BASE_SCOPES = [
+  "https://www.googleapis.com/auth/drive.file",
+  "https://www.googleapis.com/auth/userinfo.email",
+  "https://www.googleapis.com/auth/userinfo.profile",
+];
+
 const google: Provider = {
   id: "google",
   title: "Google",
@@ -73,7 +83,7 @@ const google: Provider = {
     revocation_endpoint: "https://oauth2.googleapis.com/revoke",
   }),
   scopes: (tools) => {
-    const scopes = new Set<string>();
+    const scopes = new Set(GOOGLE_BASE_SCOPES);
     for (const tool of tools) {
       if (tool.auth.oauth?.provider === "google")
         for (const scope of tool.auth.oauth.scopes) scopes.add(scope);
@@ -89,20 +99,6 @@ const google: Provider = {
 
 /** The providers `toolkits-mcp login` knows, by id. */
 export const PROVIDERS: Readonly<Record<string, Provider>> = { pager, google };
-
-/**
- * The provider with this id.
- * @throws Error listing the known ids.
- */
-export function providerNamed(id: string | undefined): Provider {
-  const provider = id === undefined ? undefined : PROVIDERS[id];
-  if (!provider) {
-    throw new Error(
-      `Name a provider to sign in to: ${Object.keys(PROVIDERS).join(" or ")} (got "${id ?? ""}").`,
-    );
-  }
-  return provider;
-}
 
 /** The OAuth client settings of a provider, from `<PREFIX>_OAUTH_*` environment variables. */
 export interface ClientSettings {
