@@ -23,6 +23,27 @@ export interface Outcome {
   data: any;
 }
 
+/** Calls one tool and returns what its user sees. */
+export type CallTool = (name: string, args?: object) => Promise<Outcome>;
+
+/** Serves the 9 tools from an MCP server with `env` as the host's environment, and connects a client. */
+export async function connectTools(env: Record<string, string>): Promise<{ call: CallTool; client: Client }> {
+  const mcp = new McpServer({ name: "sheets-test", version: "0.0.0" });
+  registerTools(mcp, createToolRegistry(sheetsTools, envHost(env)));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "sheets-test-client", version: "0.0.0" });
+  await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+  const call: CallTool = async (name, args = {}) => {
+    const result = (await client.callTool({
+      name,
+      arguments: args as Record<string, unknown>,
+    })) as CallToolResult;
+    const text = (result.content[0] as { text: string }).text;
+    return { isError: result.isError === true, text, data: result.structuredContent };
+  };
+  return { call, client };
+}
+
 /**
  * Serves a fresh sandbox per test through msw (unhandled requests fail), records every upstream
  * request and, after the file's tests, checks each one against the discovery documents.
@@ -55,24 +76,11 @@ export function useSandbox() {
     get count(): number {
       return pending.length;
     },
-    /** An MCP client connected to the 9 tools, with `env` as the host's environment. */
-    async connect(
-      env: Record<string, string> = SIGNED_IN,
-    ): Promise<(name: string, args?: object) => Promise<Outcome>> {
-      const mcp = new McpServer({ name: "sheets-test", version: "0.0.0" });
-      registerTools(mcp, createToolRegistry(sheetsTools, envHost(env)));
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      const client = new Client({ name: "sheets-test-client", version: "0.0.0" });
-      await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+    /** An MCP client connected to the 9 tools, with `env` as the host's environment; closed after the test. */
+    async connect(env: Record<string, string> = SIGNED_IN): Promise<CallTool> {
+      const { call, client } = await connectTools(env);
       clients.push(client);
-      return async (name, args = {}) => {
-        const result = (await client.callTool({
-          name,
-          arguments: args as Record<string, unknown>,
-        })) as CallToolResult;
-        const text = (result.content[0] as { text: string }).text;
-        return { isError: result.isError === true, text, data: result.structuredContent };
-      };
+      return call;
     },
   };
 }

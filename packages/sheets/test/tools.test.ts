@@ -13,7 +13,7 @@ import {
 } from "../src/index.js";
 import { SANDBOX_TOKEN, useSandbox } from "./harness.js";
 
-const box = useSandbox();
+useSandbox();
 /** This toolkit's share of the 100,000-byte catalogue every session shows a model. */
 const CATALOGUE_SHARE_BYTES = 10_000;
 

@@ -1,0 +1,239 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { text } from "node:stream/consumers";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { chromium } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { handlePickerRequest } from "../src/index.js";
+import { type CallTool, connectTools, SANDBOX_TOKEN } from "./harness.js";
+
+const CLIENT_ID = "1234567890-abcdefghijklmnop.apps.googleusercontent.com";
+const API_KEY = "AIzaSy-sandbox-picker-key";
+
+/** Serves handlePickerRequest over node:http, as the composed server mounts it. */
+function pickerServer(): Server {
+  return createServer(async (incoming, outgoing) => {
+    const response =
+      (await handlePickerRequest(toRequest(incoming, await text(incoming)))) ??
+      new Response(null, { status: 404 });
+    outgoing.writeHead(response.status, Object.fromEntries(response.headers));
+    outgoing.end(Buffer.from(await response.arrayBuffer()));
+  });
+}
+
+function toRequest(incoming: IncomingMessage, body: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    for (const item of [value ?? []].flat()) headers.append(name, item);
+  }
+  const method = incoming.method ?? "GET";
+  return new Request(`http://${incoming.headers.host}${incoming.url}`, {
+    method,
+    headers,
+    body: method === "GET" || method === "HEAD" ? undefined : body,
+  });
+}
+
+let server: Server;
+let base: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  server = pickerServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+async function connect(env: Record<string, string>): Promise<CallTool> {
+  const { call, client } = await connectTools({ GOOGLE_ACCESS_TOKEN: SANDBOX_TOKEN, ...env });
+  clients.push(client);
+  return call;
+}
+
+const configured = () => ({
+  GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID,
+  GOOGLE_PICKER_API_KEY: API_KEY,
+  TOOLKITS_PUBLIC_URL: `${base}/`,
+});
+
+async function pickerUrl(env: Record<string, string> = configured()): Promise<string> {
+  const result = await (await connect(env))("Sheets.GenerateFilePickerUrl");
+  expect(result.isError).toBe(false);
+  return result.data.url;
+}
+
+const post = (url: string, body: unknown) =>
+  handlePickerRequest(
+    new Request(`${url}/picked`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
+
+describe("Sheets.GenerateFilePickerUrl", () => {
+  it("names every missing setting", async () => {
+    const call = await connect({});
+    const result = await call("Sheets.GenerateFilePickerUrl");
+    expect(result.text).toBe(
+      "unauthenticated: The file picker is not configured: set GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY, TOOLKITS_PUBLIC_URL (the server's http(s) base URL) for the server and restart it.",
+    );
+    const noAppId = await (
+      await connect({ ...configured(), GOOGLE_OAUTH_CLIENT_ID: "my-client.apps.googleusercontent.com" })
+    )("Sheets.GenerateFilePickerUrl");
+    expect(noAppId.text).toBe(
+      "unauthenticated: The file picker is not configured: set GOOGLE_PICKER_APP_ID (the client id does not start with a project number) for the server and restart it.",
+    );
+  });
+
+  it("returns a short-lived link on the public URL that carries no token", async () => {
+    const now = Date.now();
+    const result = await (await connect(configured()))("Sheets.GenerateFilePickerUrl");
+    expect(result.data.url).toMatch(new RegExp(`^${base}/sheets/picker/[A-Za-z0-9_-]{32}$`));
+    expect(result.data.url).not.toContain(SANDBOX_TOKEN);
+    expect(Date.parse(result.data.expires_at) - now).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
+    expect(result.data.instructions).toContain("within 10 minutes");
+    expect(result.data.instructions).toContain("Sheets.SearchSpreadsheets");
+  });
+});
+
+describe("handlePickerRequest", () => {
+  it("leaves other paths to the caller and answers unknown sessions with 404", async () => {
+    expect(await handlePickerRequest(new Request(`${base}/mcp`))).toBeUndefined();
+    const unknown = await handlePickerRequest(new Request(`${base}/sheets/picker/AAAAAAAAAAAAAAAAAAAAAAAA`));
+    expect(unknown?.status).toBe(404);
+    expect(await unknown?.text()).toContain("This picker link has expired or does not exist");
+  });
+
+  it("serves the page with the token in its body only, uncached", async () => {
+    const url = await pickerUrl();
+    const page = await handlePickerRequest(new Request(url));
+    expect(page?.status).toBe(200);
+    expect(page?.headers.get("cache-control")).toBe("no-store");
+    expect(page?.headers.get("referrer-policy")).toBe("no-referrer");
+    const html = (await page?.text()) ?? "";
+    expect(html).toContain(`"token":"${SANDBOX_TOKEN}"`);
+    expect(html).toContain(`"appId":"1234567890"`);
+    expect(html).toContain("https://apis.google.com/js/api.js");
+    expect((await handlePickerRequest(new Request(`${url}/picked`)))?.status).toBe(405);
+    expect((await handlePickerRequest(new Request(url, { method: "DELETE" })))?.status).toBe(405);
+  });
+
+  it("takes one well-formed pick, then serves no token again", async () => {
+    const url = await pickerUrl();
+    expect((await post(url, { files: [] }))?.status).toBe(400);
+    expect((await post(url, { files: [{ id: 7 }] }))?.status).toBe(400);
+    const picked = await post(url, { files: [{ id: "abc", name: "Budget <2025>" }] });
+    expect(picked?.status).toBe(200);
+    expect(await picked?.json()).toEqual({
+      files: [{ id: "abc", name: "Budget <2025>" }],
+      message: "Done: the agent can now use this spreadsheet. You can return to your agent.",
+    });
+    expect((await post(url, { files: [{ id: "def", name: "Other" }] }))?.status).toBe(409);
+    const after = (await (await handlePickerRequest(new Request(url)))?.text()) ?? "";
+    expect(after).toContain("Budget &#60;2025&#62;");
+    expect(after).not.toContain(SANDBOX_TOKEN);
+  });
+
+  it("expires links after 10 minutes", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const url = await pickerUrl();
+    vi.setSystemTime(Date.now() + 10 * 60_000 + 1);
+    expect((await handlePickerRequest(new Request(url)))?.status).toBe(404);
+  });
+});
+
+// Google's script cannot load here: this stands in for api.js, recording what the page asks of the Picker.
+const GOOGLE_STUB = `
+window.__picker = { calls: [] };
+const record = (...call) => window.__picker.calls.push(call);
+window.gapi = { load(name, options) { record("gapi.load", name); options.callback(); } };
+class DocsView { constructor(viewId) { record("DocsView", viewId); } }
+class PickerBuilder {
+  setCallback(callback) { record("setCallback"); this.callback = callback; return this; }
+  build() {
+    record("build");
+    const callback = this.callback;
+    return { setVisible(visible) {
+      record("setVisible", visible);
+      if (visible) setTimeout(() => callback({ action: "picked", docs: [{ id: "quarterly-report-0", name: "Quarterly report",
+        url: "https://docs.google.com/spreadsheets/d/quarterly-report-0/edit", mimeType: "application/vnd.google-apps.spreadsheet" }] }));
+    } };
+  }
+}
+for (const name of ["setDeveloperKey", "setAppId", "setOAuthToken", "addView", "enableFeature", "setTitle"]) {
+  PickerBuilder.prototype[name] = function (value) { record(name, value instanceof DocsView ? "DocsView" : value); return this; };
+}
+window.google = { picker: { PickerBuilder, DocsView,
+  ViewId: { SPREADSHEETS: "spreadsheets" }, Feature: { MULTISELECT_ENABLED: "multiselect" },
+  Response: { ACTION: "action", DOCUMENTS: "docs" }, Action: { PICKED: "picked", CANCEL: "cancel" },
+  Document: { ID: "id", NAME: "name", URL: "url", MIME_TYPE: "mimeType" } } };
+`;
+
+describe("the picker page in headless Chromium", () => {
+  it("builds the Picker with the configured ids and token and reports the picked file", {
+    timeout: 60_000,
+  }, async () => {
+    const url = await pickerUrl({ ...configured(), GOOGLE_PICKER_APP_ID: "987654321" });
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    try {
+      const context = await browser.newContext();
+      const outside: string[] = [];
+      await context.route("**/*", (route) => {
+        const target = route.request().url();
+        if (target.startsWith(base)) return route.continue();
+        if (target === "https://apis.google.com/js/api.js") {
+          return route.fulfill({ contentType: "text/javascript", body: GOOGLE_STUB });
+        }
+        outside.push(target);
+        return route.abort();
+      });
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.getByText("You can return to your agent").waitFor();
+
+      expect(await page.locator("#files li").allTextContents()).toEqual([
+        "Quarterly report (quarterly-report-0)",
+      ]);
+      expect(
+        await page.evaluate(() => (window as unknown as { __picker: { calls: unknown[] } }).__picker.calls),
+      ).toEqual([
+        ["gapi.load", "picker"],
+        ["setDeveloperKey", API_KEY],
+        ["setAppId", "987654321"],
+        ["setOAuthToken", SANDBOX_TOKEN],
+        ["DocsView", "spreadsheets"],
+        ["addView", "DocsView"],
+        ["enableFeature", "multiselect"],
+        ["setTitle", "Pick spreadsheets for your agent"],
+        ["setCallback"],
+        ["build"],
+        ["setVisible", true],
+      ]);
+      expect(outside).toEqual([]);
+      // The server kept the pick: the link now lists it and no longer opens the Picker.
+      const after = (await (await handlePickerRequest(new Request(url)))?.text()) ?? "";
+      expect(after).toContain("Quarterly report");
+      expect(after).not.toContain(SANDBOX_TOKEN);
+    } finally {
+      await browser.close();
+    }
+  });
+});
