@@ -48,9 +48,12 @@ export function pagerHandlers(account: PagerAccount, options: HandlerOptions): H
   const team = (teamId: string | undefined) => byId(account.teams, teamId, notFound("Team Not Found", 6001));
   return [
     get("/users/me", (query) => ({
-      user: withTeams(account.me, query, account, [...USER_INCLUDES, "calendar_urls"]),
+      user: withTeams(account.me, account, includesTeams(query, [...USER_INCLUDES, "calendar_urls"])),
     })),
-    get("/users", (query) => query.page("users", users(account, query))),
+    get("/users", (query) => {
+      const expand = includesTeams(query, USER_INCLUDES);
+      return query.page("users", users(account, query), (user) => withTeams(user, account, expand));
+    }),
     get("/oncalls", (query) => query.page("oncalls", onCalls(account, query))),
     get("/incidents", (query) => query.page("incidents", incidents(account, query))),
     get("/incidents/:id", (_, { id }) => ({
@@ -72,7 +75,7 @@ export function pagerHandlers(account: PagerAccount, options: HandlerOptions): H
     get("/schedules", (query) => {
       query.zone();
       const teamIds = query.list("team_ids");
-      const named = account.schedules.filter((schedule) => query.nameMatches(schedule.name));
+      const named = account.schedules.filter((schedule) => query.nameFilter()(schedule.name));
       return query.page(
         "schedules",
         named.filter((schedule) => !teamIds.length || schedule.teams?.some((t) => teamIds.includes(t.id))),
@@ -81,7 +84,7 @@ export function pagerHandlers(account: PagerAccount, options: HandlerOptions): H
     get("/teams", (query) =>
       query.page(
         "teams",
-        account.teams.filter((t) => query.nameMatches(t.name)),
+        account.teams.filter((t) => query.nameFilter()(t.name)),
       ),
     ),
     get("/teams/:id", (_, { id }) => ({ team: team(id) })),
@@ -106,21 +109,26 @@ function brief(user: PdUser): PdReference {
 
 const USER_INCLUDES = ["contact_methods", "notification_rules", "teams", "subdomains"];
 
+function includesTeams(query: Query, includable: string[]): boolean {
+  return query.enums("include", includable).includes("teams");
+}
+
 /** With `include[]=teams` a user's team references become full team objects. */
-function withTeams(user: PdUser, query: Query, account: PagerAccount, includable: string[]): PdUser {
-  if (!query.enums("include", includable).includes("teams")) return user;
+function withTeams(user: PdUser, account: PagerAccount, expand: boolean): PdUser {
+  if (!expand) return user;
   return {
     ...user,
     teams: (user.teams ?? []).map((ref) => account.teams.find((t) => t.id === ref.id) ?? ref),
   };
 }
 
+// Filters only when asked: benchmarks page through 10,000 users a hundred times.
 function users(account: PagerAccount, query: Query): PdUser[] {
   const teamIds = query.list("team_ids");
-  return account.users
-    .filter((user) => query.nameMatches(user.name))
-    .filter((user) => !teamIds.length || user.teams?.some((team) => teamIds.includes(team.id)))
-    .map((user) => withTeams(user, query, account, USER_INCLUDES));
+  let found: PdUser[] = account.users;
+  if (query.text("query")) found = found.filter((user) => query.nameFilter()(user.name));
+  if (teamIds.length) found = found.filter((user) => user.teams?.some((team) => teamIds.includes(team.id)));
+  return found;
 }
 
 function onCalls(account: PagerAccount, query: Query) {
@@ -216,7 +224,7 @@ function policies(account: PagerAccount, query: Query) {
   const userIds = query.list("user_ids");
   query.enums("include", ["services", "teams", "targets", "escalation_rule_assignment_strategies"]);
   return account.policies
-    .filter((policy) => query.nameMatches(policy.name))
+    .filter((policy) => query.nameFilter()(policy.name))
     .filter((policy) => !teamIds.length || policy.teams?.some((team) => teamIds.includes(team.id)))
     .filter(
       (policy) =>
@@ -236,7 +244,7 @@ function services(account: PagerAccount, query: Query) {
     "auto_pause_notifications_parameters",
   ]);
   return account.services
-    .filter((service) => query.nameMatches(service.name) && (exact === undefined || service.name === exact))
+    .filter((service) => query.nameFilter()(service.name) && (exact === undefined || service.name === exact))
     .filter((service) => !teamIds.length || service.teams?.some((team) => teamIds.includes(team.id)))
     .sort((a, b) => a.name.localeCompare(b.name));
 }

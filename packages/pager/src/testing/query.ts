@@ -85,10 +85,10 @@ export class Query {
     return zone;
   }
 
-  /** Whether `name` contains the `query` parameter, case-insensitively (true without one). */
-  nameMatches(name: string): boolean {
-    const query = this.text("query");
-    return !query || name.toLowerCase().includes(query.toLowerCase());
+  /** A test of whether a name contains the `query` parameter, case-insensitively (all pass without one). */
+  nameFilter(): (name: string) => boolean {
+    const query = this.text("query")?.toLowerCase();
+    return (name) => !query || name.toLowerCase().includes(query);
   }
 
   /** An ISO time rendered in `zone` with its offset, as PagerDuty renders `time_zone`. */
@@ -114,15 +114,22 @@ export class Query {
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
   }
 
-  /** One page of `items` in PagerDuty's list envelope, honouring limit, offset, total and the 10,000 ceiling. */
-  page<T>(key: string, items: readonly T[]): Record<string, unknown> {
+  /**
+   * One page of `items` in PagerDuty's list envelope, honouring limit, offset, total and the 10,000
+   * ceiling; `expand` applies to the page's items only.
+   */
+  page<T>(
+    key: string,
+    items: readonly T[],
+    expand: (item: T) => unknown = (item) => item,
+  ): Record<string, unknown> {
     const limit = Math.min(Math.max(this.int("limit") ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
     const offset = this.int("offset") ?? 0;
     if (offset + limit > MAX_OFFSET_PLUS_LIMIT) {
       throw this.invalid(`Offset+limit exceeds maximum allowed value of ${MAX_OFFSET_PLUS_LIMIT}.`);
     }
     return {
-      [key]: items.slice(offset, offset + limit),
+      [key]: items.slice(offset, offset + limit).map(expand),
       limit,
       offset,
       more: offset + limit < items.length,

@@ -11,7 +11,7 @@ export const getEscalationPolicy = defineTool({
   title: "Get escalation policy",
   description:
     "Gets one escalation policy: its levels in order (delay, user and schedule targets), repeats, services and teams.",
-  input: z.object({ escalation_policy_id: z.string().min(1) }),
+  input: z.object({ escalation_policy_id: z.string().min(1).describe("From Pager.ListEscalationPolicies") }),
   output: z.object({ escalation_policy: policySchema }),
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(...scopes),

@@ -12,7 +12,7 @@ export const getIncident = defineTool({
   description:
     "Gets one incident: status, urgency, service, policy, assignees, acknowledgements, alert counts, conference bridge.",
   input: z.object({
-    incident_id: z.string().min(1).describe("Incident id or number"),
+    incident_id: z.string().min(1).describe("Incident id or number, from Pager.ListIncidents"),
   }),
   output: z.object({ incident: incidentDetailSchema }),
   hints: READ_ONLY_HINTS,

@@ -10,7 +10,7 @@ export const getService = defineTool({
   name: "Pager.GetService",
   title: "Get service",
   description: "Gets one service: status, escalation policy, teams, timeouts and last incident time.",
-  input: z.object({ service_id: z.string().min(1) }),
+  input: z.object({ service_id: z.string().min(1).describe("From Pager.ListServices") }),
   output: z.object({ service: serviceSchema }),
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(...scopes),

@@ -11,7 +11,7 @@ export const getTeam = defineTool({
   title: "Get team",
   description:
     "Gets one team with its members and their roles, and the services and escalation policies it owns.",
-  input: z.object({ team_id: z.string().min(1) }),
+  input: z.object({ team_id: z.string().min(1).describe("From Pager.ListTeams") }),
   output: z.object({
     team: teamSchema.extend({
       default_role: z.string().optional(),

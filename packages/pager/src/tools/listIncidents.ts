@@ -24,8 +24,8 @@ export const listIncidents = defineTool({
   input: z.object({
     status: z.enum(["triggered", "acknowledged", "resolved"]).optional(),
     urgency: z.enum(["high", "low"]).optional(),
-    service_ids: idsParam("Only these services"),
-    team_ids: idsParam("Only these teams"),
+    service_ids: idsParam("Only these services (Pager.ListServices ids)"),
+    team_ids: idsParam("Only these teams (Pager.ListTeams ids)"),
     since: sinceParam("Created at or after, ISO-8601"),
     until: untilParam("Created before, ISO-8601"),
     limit: limitParam,

@@ -23,7 +23,7 @@ export const listOnCalls = defineTool({
   description:
     "Lists who is on call: user, escalation policy and level, schedule, shift start and end. Without since/until: now; a window lists every shift overlapping it (up to 90 days ahead).",
   input: z.object({
-    schedule_ids: idsParam("Only these schedules"),
+    schedule_ids: idsParam("Only these schedules (Pager.ListSchedules ids)"),
     escalation_policy_ids: idsParam("Only these escalation policies"),
     team_ids: idsParam("Only policies of these teams"),
     time_zone: timeZoneParam,

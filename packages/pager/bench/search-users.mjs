@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// SearchUsers on a 10,000-person directory with 50 ms of simulated latency per upstream request:
+// an exact name and a misspelt name, cold (no cached directory) and warm. Prints figures only.
+// Run after `pnpm build`: `node bench/search-users.mjs` (or `pnpm bench`).
+import { envHost, invokeTool } from "@toolkits/core";
+import { setupServer } from "msw/node";
+import { forgetUserDirectories, searchUsers } from "../dist/index.js";
+import { sandbox } from "../dist/testing/index.js";
+
+const USERS = 10_000;
+const LATENCY_MS = 50;
+const RUNS = 3;
+
+const box = sandbox({ users: USERS, latencyMs: LATENCY_MS });
+const person = box.account.users[7_345];
+const exact = person.name;
+const misspelt = exact.replace(/(\w)(\w)$/, "$2$1"); // last two letters swapped
+
+const server = setupServer(...box.handlers);
+let requests = 0;
+server.events.on("request:start", () => requests++);
+server.listen({ onUnhandledRequest: "error" });
+const host = envHost({ PAGER_ACCESS_TOKEN: box.tokens.pager });
+
+async function measure(query, cold) {
+  const runs = [];
+  for (let run = 0; run < RUNS; run++) {
+    if (cold) forgetUserDirectories();
+    requests = 0;
+    const started = performance.now();
+    const outcome = await invokeTool(searchUsers, { query }, host);
+    const ms = performance.now() - started;
+    if (!outcome.ok) throw new Error(outcome.error.toText());
+    runs.push({ ms, requests, top: outcome.result.matches[0] });
+  }
+  runs.sort((a, b) => a.ms - b.ms);
+  return runs[Math.floor(RUNS / 2)];
+}
+
+const cases = [
+  ["exact name, cold", exact, true],
+  ["misspelt name, cold", misspelt, true],
+  ["exact name, warm", exact, false],
+  ["misspelt name, warm", misspelt, false],
+];
+const rows = [];
+for (const [label, query, cold] of cases) {
+  if (!cold) await invokeTool(searchUsers, { query: misspelt }, host); // make sure the directory is cached
+  const { ms, requests: sent, top } = await measure(query, cold);
+  rows.push([label, `"${query}"`, ms.toFixed(0), String(sent), `${top?.name} (${top?.confidence})`]);
+}
+server.close();
+
+const header = ["case", "query", "latency ms (median of 3)", "upstream requests", "best match (confidence)"];
+const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+const line = (cells) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |`;
+process.stdout.write(
+  [
+    `SearchUsers: ${USERS} users, ${LATENCY_MS} ms per upstream request`,
+    line(header),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+    "",
+  ].join("\n"),
+);
