@@ -46,7 +46,8 @@ export function inputSchema(spec: EndpointSpec): z.ZodObject {
 }
 
 function outputSchema(spec: EndpointSpec): z.ZodObject {
-  if (!spec.paging) return z.looseObject({});
+  // Schema mode answers { schema, instructions }, so two-mode tools promise no paging fields.
+  if (!spec.paging || spec.mode) return z.looseObject({});
   return z.looseObject("token" in spec.paging ? tokenPageShape : offsetPageShape);
 }
 

@@ -15,6 +15,35 @@ describe("every tool against the vendored API description", () => {
     expect(new Set(ENDPOINTS.map((spec) => spec.operationId))).toEqual(new Set(described));
   });
 
+  it("flags requests the description does not allow", async () => {
+    const seen = (method: string, url: string, body = "", auth = "Bearer k") => ({
+      method,
+      url: new URL(url),
+      headers: new Headers({
+        authorization: auth,
+        accept: "application/json",
+        "content-type": "application/json",
+      }),
+      body: Promise.resolve(body),
+    });
+    const problems = async (request: ReturnType<typeof seen>) => (await contractProblems(request)).problems;
+    expect(
+      await problems(seen("GET", "https://api.customer.io/v1/segments/7/membership?limit=30001&begin=1")),
+    ).toEqual(["query limit above 30000: 30001", "query begin is not a parameter of getSegmentMembership"]);
+    expect(await problems(seen("GET", "https://api.customer.io/v1/segments/seven"))).toEqual([
+      "path segment_id is not an integer: seven",
+    ]);
+    expect(
+      await problems(seen("GET", "https://api.customer.io/v1/campaigns/1/metrics?version=3", "", "")),
+    ).toEqual(["query version is not one of 1, 2: 3", "Authorization is not a Bearer token"]);
+    expect(await problems(seen("POST", "https://api.customer.io/v1/segments", '{"segment":{}}'))).toEqual([
+      "body /segment must have required property 'name'",
+    ]);
+    expect(await problems(seen("PATCH", "https://api.customer.io/v1/segments"))).toEqual([
+      "no operation for PATCH /v1/segments",
+    ]);
+  });
+
   it.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))(
     "%s sends one request the description allows",
     async (_, spec) => {

@@ -62,6 +62,8 @@ export async function connect(
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "marketing-test-client", version: "0.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  // Like real clients: the listing makes the client check results against the output schemas.
+  await client.listTools();
   open.push(client);
   return client;
 }
