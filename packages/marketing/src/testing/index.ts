@@ -43,7 +43,7 @@ function handlerFor(spec: EndpointSpec, account: Account) {
     const text = await request.text();
     return stateful({
       account,
-      params: decoded(params),
+      params: stringParams(params),
       query: new URL(request.url).searchParams,
       body: text ? JSON.parse(text) : undefined,
     });
@@ -58,18 +58,11 @@ function exampleAnswer(spec: EndpointSpec): Response {
   return HttpResponse.json(answer as Record<string, unknown>, { status });
 }
 
-function decoded(params: Record<string, string | readonly string[] | undefined>): Record<string, string> {
+/** msw hands path params over already percent-decoded. */
+function stringParams(
+  params: Record<string, string | readonly string[] | undefined>,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(params)) {
-    if (typeof value === "string") out[name] = safeDecode(value);
-  }
+  for (const [name, value] of Object.entries(params)) if (typeof value === "string") out[name] = value;
   return out;
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }
