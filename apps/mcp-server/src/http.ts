@@ -6,7 +6,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
-import { type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
+import { authConfigFromEnv, type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
+import type { ServerOptions } from "./options.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpOptions {
@@ -26,6 +27,9 @@ export interface HttpOptions {
   /** Extra routes served outside authentication (e.g. the sheets file picker). */
   extraRoutes?: (app: express.Express) => void;
 }
+
+/** Grace period for in-flight calls on shutdown, in milliseconds. */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
 export const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.includes(host);
@@ -133,3 +137,24 @@ const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
   if (status === 400) return rpcError(res, 400, "Request body is not valid JSON.");
   next(error);
 };
+
+/**
+ * Serves over HTTP with authentication from the environment until SIGTERM or SIGINT, then stops
+ * accepting connections, lets in-flight calls finish (up to 15 s) and exits.
+ */
+export async function serveHttpUntilStopped(
+  registry: ToolRegistry,
+  options: ServerOptions,
+  logger: Logger,
+): Promise<void> {
+  const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
+  logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}/mcp`, tools: registry.listing.length });
+  const shutdown = (signal: string) => {
+    logger.warn("shutting down: finishing in-flight requests", { signal });
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+}
