@@ -71,9 +71,9 @@ export function userDirectory(
   const cached = cachedDirectory(client);
   if (cached) return cached;
   const directory = scanDirectory(client, progress);
-  for (const key of [...directories.keys()].slice(0, directories.size + 1 - MAX_CACHED_DIRECTORIES)) {
-    directories.delete(key);
-  }
+  // Maps iterate in insertion order, so the first keys are the oldest.
+  const excess = directories.size + 1 - MAX_CACHED_DIRECTORIES;
+  for (const key of [...directories.keys()].slice(0, Math.max(0, excess))) directories.delete(key);
   directories.set(client.credentialKey, { expires: Date.now() + DIRECTORY_TTL_MS, directory });
   directory.catch(() => directories.delete(client.credentialKey));
   return directory;

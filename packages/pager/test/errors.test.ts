@@ -1,5 +1,6 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
+import { pagerToolkit } from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
 import { SANDBOX_ENV, useSandbox } from "./harness.js";
 
@@ -154,5 +155,45 @@ describe("other upstream failures", () => {
     expect(result.text).toBe(
       "forbidden: GET /teams failed with HTTP 402: Account does not have the abilities. The PagerDuty account's plan does not include this feature or filter.",
     );
+  });
+});
+
+/** Arguments that make each tool succeed against the default sandbox. */
+const VALID_ARGS: Record<string, Record<string, unknown>> = {
+  "Pager.GetIncident": { incident_id: "PQ00000" },
+  "Pager.GetEscalationPolicy": { escalation_policy_id: "PE00000" },
+  "Pager.GetService": { service_id: "PV00000" },
+  "Pager.GetTeam": { team_id: "PT00000" },
+  "Pager.SearchUsers": { query: "Avrey Quinn" },
+};
+
+describe.each(pagerToolkit.tools.map((tool) => tool.name))("%s", (name) => {
+  const args = VALID_ARGS[name] ?? {};
+
+  it("turns a refused credential into unauthenticated with how to fix it", async () => {
+    const result = await pd.call(name, args, { PAGER_ACCESS_TOKEN: "expired-token-0000" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(
+      /^unauthenticated: GET \S+ failed with HTTP 401: Authentication failed\. Check that/,
+    );
+    expect(result.text).toContain("PAGER_REGION");
+  });
+
+  it("retries a 429 after ratelimit-reset and succeeds", async () => {
+    pd.server.use(
+      http.get(
+        `${API}/*`,
+        () =>
+          HttpResponse.json(
+            { error: { message: "Rate Limit Exceeded", code: 2020 } },
+            { status: 429, headers: { "ratelimit-reset": "0" } },
+          ),
+        { once: true },
+      ),
+    );
+    const result = await pd.call(name, args);
+    expect(result.isError, result.text).toBe(false);
+    const paths = pd.sent.map((request) => request.url);
+    expect(paths.length).toBeGreaterThan(new Set(paths).size);
   });
 });

@@ -1,6 +1,7 @@
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SCAN_CONCURRENCY } from "../src/directory.js";
+import type { PagerClient } from "../src/client.js";
+import { cachedDirectory, SCAN_CONCURRENCY, userDirectory } from "../src/directory.js";
 import { ACCEPT_CONFIDENCE, ACCEPT_MARGIN, DIRECTORY_TTL_MS, forgetUserDirectories } from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
 import { useSandbox } from "./harness.js";
@@ -120,6 +121,23 @@ describe("Pager.SearchUsers directory cache", () => {
     pd.sent.length = 0;
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
     expect(userPages()).toHaveLength(1);
+  });
+});
+
+describe("the directory cache", () => {
+  const stub = (key: string) =>
+    ({
+      credentialKey: key,
+      users: async () => ({ items: [], limit: 100, offset: 0, more: false }),
+    }) as unknown as PagerClient;
+
+  it("holds up to 16 credentials' directories, dropping the oldest first", async () => {
+    const clients = Array.from({ length: 17 }, (_, i) => stub(`key-${i}`));
+    for (const client of clients.slice(0, 10)) await userDirectory(client, () => {});
+    expect(clients.slice(0, 10).every((client) => cachedDirectory(client))).toBe(true);
+    for (const client of clients.slice(10)) await userDirectory(client, () => {});
+    expect(cachedDirectory(clients[0] as PagerClient)).toBeUndefined();
+    expect(clients.slice(1).every((client) => cachedDirectory(client))).toBe(true);
   });
 });
 
