@@ -98,13 +98,17 @@ function describeTool(row, toolOverride) {
   if (row.params.some((p) => p.timestamp)) parts.push("Timestamps are Unix seconds.");
   if (row.periods) {
     const max = { ...overrides.periodMaximums, months: row.periods.monthsMax };
+    const count = row.params.find((p) => p.name === row.periods.count);
+    const least = count.min > 1 ? `at least ${count.min}, ` : "";
     parts.push(
-      `${row.periods.count}: at most ${max.hours} hours, ${max.days} days, ${max.weeks} weeks or ${max.months} months.`,
+      `${row.periods.count}: ${least}at most ${max.hours} hours, ${max.days} days, ${max.weeks} weeks or ${max.months} months (default: all available, or 12 for months).`,
     );
   }
   if (row.mode) {
+    const needed = row.params.filter((p) => p.execRequired).map((p) => p.name);
+    const also = needed.length ? ` with ${needed.join(", ")}` : "";
     parts.push(
-      "mode get_request_schema returns the body's JSON Schema; mode execute sends request_body (a JSON string).",
+      `mode get_request_schema returns the body's JSON Schema; mode execute sends request_body (a JSON string)${also}.`,
     );
   }
   return parts.filter(Boolean).join(" ");
