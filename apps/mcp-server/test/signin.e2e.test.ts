@@ -35,7 +35,8 @@ interface StoredFile {
  * server, the tokens used by a tool call of the stdio server, expiry then refresh, a revoked
  * refresh token, `auth status` and `logout`; no token in any output.
  */
-describe("sign-in end to end", () => {
+// Each step spawns the built binary, which loads every toolkit: slow on a busy two-core machine.
+describe("sign-in end to end", { timeout: 30_000 }, () => {
   let issuer: MockIssuer;
   let pagerDuty: FakePagerDuty;
   let configHome: string;

@@ -40,7 +40,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe("toolkits-mcp login", () => {
+// Most of these spawn the built binary, which loads every toolkit: slow on a busy two-core machine.
+describe("toolkits-mcp login", { timeout: 30_000 }, () => {
   it("asks Google for offline access, fresh consent and the scopes the sheets tools declare", async () => {
     const google = await startMockIssuer(GOOGLE_SCOPES.join(" "));
     try {
@@ -119,6 +120,19 @@ describe("toolkits-mcp login", () => {
     expect(url.searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${port}/callback`);
     expect(url.searchParams.get("scope")).toBe("read");
     expect(run.stderr).toContain("No answer from the browser within 1 s");
+  });
+
+  it("says so when the fixed --port is taken", async () => {
+    const taken = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => taken.once("listening", resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const run = await runCli(["login", "pager", "--no-browser", "--port", String(port)], pagerEnv());
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Port ${port} on 127.0.0.1 is in use`);
+    } finally {
+      taken.close();
+    }
   });
 
   it("names the missing client settings and where the README explains them", async () => {

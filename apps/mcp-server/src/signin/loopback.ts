@@ -33,6 +33,8 @@ export async function listenForCallback(options: {
 }): Promise<Loopback> {
   let arrived: (arrival: Arrival) => void = () => {};
   let failed: (error: Error) => void = () => {};
+  // A reloaded tab repeats the callback; only the first is answered with the outcome.
+  let settled = false;
   const arrival = new Promise<Arrival>((resolve, reject) => {
     arrived = resolve;
     failed = reject;
@@ -51,10 +53,18 @@ export async function listenForCallback(options: {
         "This sign-in link is stale or was not started here. Run the login command again.",
       );
     }
+    if (settled) return page(response, 409, false, "This sign-in was already answered; see the terminal.");
+    settled = true;
     arrived({ url, answer: ({ ok, message }) => page(response, ok ? 200 : 400, ok, message) });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new Error(`Port ${options.port} on 127.0.0.1 is in use; free it or pick another --port.`)
+          : error,
+      ),
+    );
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
   const timer = setTimeout(
