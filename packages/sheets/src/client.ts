@@ -313,7 +313,10 @@ function isTimeoutOrAbort(failure: GaxiosFailure): boolean {
 const NOT_REPEATED =
   " The request may have reached Google, so it was not repeated (that could do it twice): check whether it took effect before calling again.";
 
-/** Maps a gaxios failure to the ToolError a model reads, with Google's own message and advice. */
+/**
+ * Maps a gaxios failure to the ToolError a model reads, with Google's own message and advice.
+ * The gaxios error is not kept as `cause`: its request config carries the Authorization header.
+ */
 function toolError(
   failure: GaxiosFailure,
   operation: Operation,
@@ -329,16 +332,13 @@ function toolError(
       return new ToolError(
         "timeout",
         `${operation.method} timed out after ${TIMEOUT_MS / 1000} s.${unknownOutcome}`,
-        {
-          retryable: operation.idempotent,
-          cause: failure,
-        },
+        { retryable: operation.idempotent },
       );
     }
     return new ToolError(
       "upstream_unavailable",
       `${operation.method} could not reach Google (${failure.message ?? failure.code ?? "network error"}).${unknownOutcome}`,
-      { retryable: operation.idempotent, cause: failure },
+      { retryable: operation.idempotent },
     );
   }
   const kind = kindForStatus(status);
@@ -354,7 +354,6 @@ function toolError(
       status,
       retryAfterMs: kind === "rate_limited" ? waitMs : undefined,
       retryable: kind === "rate_limited" || (operation.idempotent && RETRY_STATUSES.has(status)),
-      cause: failure,
     },
   );
 }

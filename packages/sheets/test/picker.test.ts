@@ -213,7 +213,9 @@ describe("the picker page in headless Chromium", () => {
         "Quarterly report (quarterly-report-0)",
       ]);
       expect(
-        await page.evaluate(() => (globalThis as unknown as { __picker: { calls: unknown[] } }).__picker.calls),
+        await page.evaluate(
+          () => (globalThis as unknown as { __picker: { calls: unknown[] } }).__picker.calls,
+        ),
       ).toEqual([
         ["gapi.load", "picker"],
         ["setDeveloperKey", API_KEY],

@@ -6,6 +6,8 @@ export const PICKER_PATH = "/sheets/picker/";
 const ROUTE = /^\/sheets\/picker\/([A-Za-z0-9_-]{16,64})(\/picked)?\/?$/;
 const MAX_FILES = 100;
 const MAX_TEXT = 2_000;
+/** A report of MAX_FILES files fits well within this; larger bodies are refused unread. */
+const MAX_BODY_BYTES = 512 * 1024;
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -27,7 +29,8 @@ const json = (status: number, body: unknown) =>
  * Serves the file picker for the composed server (mount it on any fetch-style HTTP server):
  * - `GET /sheets/picker/<session>`: the picker page (HTML), while the session lives (10 minutes) and no pick was reported;
  * - `POST /sheets/picker/<session>/picked` with JSON `{files: [{id, name, url?, mimeType?}]}`: records the pick,
- *   ends the session and answers `{files, message}` (400 for a malformed body, 409 when already picked).
+ *   ends the session and answers `{files, message}` (400 for a malformed body, 409 when already picked,
+ *   413 past 512 KiB).
  * Unknown or expired sessions get a 404 page; other methods 405.
  * @returns `undefined` when the path is not under `/sheets/picker/`, so the caller can route it elsewhere.
  */
@@ -48,6 +51,9 @@ export async function handlePickerRequest(request: Request): Promise<Response | 
   if (match[2]) {
     if (request.method !== "POST") return json(405, { error: "Use POST." });
     if (session.picked) return json(409, { error: "This picker link was already used." });
+    if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
+      return json(413, { error: "The report is too large." });
+    }
     const files = pickedFiles(await request.json().catch(() => undefined));
     if (!files)
       return json(400, { error: `Send JSON {"files": [{"id", "name"}]} with 1 to ${MAX_FILES} files.` });
