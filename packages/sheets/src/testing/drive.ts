@@ -1,4 +1,5 @@
 import { HttpResponse, http } from "msw";
+import { ORDER_KEYS } from "../drive.js";
 import { applyFieldMask, parseFieldMask } from "./fields.js";
 import { answer, fieldMask, GoogleFailure, masked, rejectUnauthorized } from "./google.js";
 import type { FakeFile, FakeGoogle } from "./state.js";
@@ -61,19 +62,7 @@ function about(request: Request): Response {
 }
 
 const DEFAULT_FIELDS = "kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)";
-const SORT_KEYS = new Set([
-  "createdTime",
-  "folder",
-  "modifiedByMeTime",
-  "modifiedTime",
-  "name",
-  "name_natural",
-  "quotaBytesUsed",
-  "recency",
-  "sharedWithMeTime",
-  "starred",
-  "viewedByMeTime",
-]);
+const SORT_KEYS: ReadonlySet<string> = new Set(ORDER_KEYS);
 
 // files.list: corpora, query, order and paging as Drive applies them to the seeded files.
 function listFiles(state: FakeGoogle, url: URL): Response {

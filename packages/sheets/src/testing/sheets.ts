@@ -214,6 +214,7 @@ function rangeName(window: Window): string {
   return `${name}!${start === end ? start : `${start}:${end}`}`;
 }
 
+// The fake keeps its own A1 code rather than the client's, so a client A1 bug cannot hide behind it.
 function cellName(row: number, column: number): string {
   let letters = "";
   for (let rest = column + 1; rest > 0; rest = Math.floor((rest - 1) / 26)) {

@@ -1,6 +1,6 @@
 import { defineTool, READ_ONLY_HINTS, ToolError } from "@toolkits/core";
 import { z } from "zod";
-import { a1Range, columnLetters, MAX_COLUMN, parseColumn } from "../a1.js";
+import { a1Range, cellName, columnLetters, MAX_COLUMN, parseColumn } from "../a1.js";
 import { type GridData, googleClient } from "../client.js";
 import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
 import { findSheet, gridText, sheetRecord } from "../spreadsheet.js";
@@ -68,7 +68,7 @@ export const getSpreadsheet = defineTool({
       );
     }
     if (input.start_row > sheet.rows || startColumn > sheet.columns) {
-      const start = `${columnLetters(startColumn)}${input.start_row}`;
+      const start = cellName(input.start_row, startColumn);
       return { ...base, rows: {}, note: `${start} is beyond the grid of ${gridText(sheet)}.` };
     }
     const bottom = Math.min(input.start_row + input.max_rows - 1, sheet.rows);
