@@ -73,7 +73,7 @@ export interface UserInfo {
 /**
  * Typed access to the Google endpoints the sheets tools call. Every method sends the caller's
  * Google access token, passes the call's abort signal, times out after 30 s per attempt, retries
- * idempotent requests on 408/429/5xx and network failures within the retry budget (honouring
+ * idempotent requests on 408/429/500/502/503/504 and network failures within the retry budget (honouring
  * `Retry-After`), never retries spreadsheet creation, and throws ToolError with Google's own message.
  */
 export interface GoogleClient {
@@ -273,7 +273,7 @@ interface GaxiosFailure {
 }
 
 /**
- * Runs `attempt`, retrying idempotent operations on 408/429/5xx and network failures while the
+ * Runs `attempt`, retrying idempotent operations on 408/429/500/502/503/504 and network failures while the
  * wait fits `policy.budgetMs`. The wait is `Retry-After` when sent, else exponential backoff with jitter.
  */
 async function withRetry<T>(
