@@ -81,7 +81,7 @@ export function toolFromEndpoint(spec: EndpointSpec): AnyToolDefinition {
 
 async function schemaAnswer(spec: EndpointSpec): Promise<Record<string, unknown>> {
   const needed = spec.params.filter((p) => p.execRequired).map((p) => p.name);
-  const also = needed.length ? `, ${needed.join(", ")}` : "";
+  const also = needed.length ? `, and ${needed.join(", ")}` : "";
   return {
     schema: await requestSchema(spec.name),
     instructions: `Build a body that matches schema, then call ${spec.name} again with mode "execute", request_body set to the body as a JSON string${also}.`,

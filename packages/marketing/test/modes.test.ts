@@ -53,7 +53,7 @@ describe("two-mode tools", () => {
   it("names the execute-mode parameters in the instructions", async () => {
     const client = await connect();
     const result = ok(await call(client, "UpdateCampaignAction", { mode: "get_request_schema" }));
-    expect(result.instructions).toContain("campaign_id, action_id");
+    expect(result.instructions).toMatch(/JSON string, and campaign_id, action_id\.$/);
   });
 
   it.each(rows(modeTools))(
