@@ -152,7 +152,8 @@ export async function serveHttpUntilStopped(
   const shutdown = (signal: string) => {
     logger.warn("shutting down: finishing in-flight requests", { signal });
     server.close(() => process.exit(0));
-    server.closeIdleConnections();
+    // Keep-alive connections go idle only once their call finishes; close each as soon as it does.
+    setInterval(() => server.closeIdleConnections(), 50).unref();
     setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
