@@ -28,8 +28,10 @@ export async function startMockIssuer(grantedScope = "read"): Promise<MockIssuer
   const server = new OAuth2Server();
   await server.issuer.keys.generate("RS256");
   await server.start(0, "127.0.0.1");
+  // The mock names itself `localhost`, which may resolve to ::1 where it does not listen.
+  server.issuer.url = `http://127.0.0.1:${server.address().port}`;
   const mock: MockIssuer = {
-    url: server.issuer.url ?? "",
+    url: server.issuer.url,
     server,
     authorizations: [],
     tokenRequests: [],
