@@ -65,6 +65,10 @@ export function createContext(host: Host, scope: CallScope = {}): ToolContext {
       if (!value) throw missing({ kind: "token", provider }, `No access token for ${provider}`);
       return new Secret(accessTokenVariable(provider), value);
     },
+    async optionalAccessToken(provider, scopes) {
+      const value = await host.tokens(provider, scopes);
+      return value ? new Secret(accessTokenVariable(provider), value) : undefined;
+    },
     async secret(name) {
       const value = await host.secrets(name);
       if (!value) throw missing({ kind: "secret", name }, `The secret ${name}`);
@@ -78,6 +82,7 @@ export function createContext(host: Host, scope: CallScope = {}): ToolContext {
     signal: scope.signal ?? new AbortController().signal,
     progress: scope.progress ?? (() => {}),
     logger: host.logger,
+    maxResultBytes: host.maxResultBytes,
   };
 }
 

@@ -48,7 +48,7 @@ export class ToolError extends Error {
   toText(): string {
     const retry =
       this.retryAfterMs !== undefined
-        ? ` Retry after ${Math.ceil(this.retryAfterMs / 1000)} s.`
+        ? ` Retry after ${Math.max(1, Math.ceil(this.retryAfterMs / 1000))} s.`
         : this.retryable
           ? " Retrying later may succeed."
           : "";

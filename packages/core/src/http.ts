@@ -227,6 +227,10 @@ async function parseBody<T>(response: Response, idempotent: boolean): Promise<T 
 const NOT_REPEATED =
   " The request may have reached the upstream, so it was not repeated (that could do it twice). Check whether it took effect before calling again.";
 
+/**
+ * Maps a failed request to a ToolError. The original error is not kept as `cause`: it holds the
+ * request, Authorization header included, and a logged cause would leak it.
+ */
 async function failure(
   error: unknown,
   request: HttpRequest,
@@ -245,13 +249,12 @@ async function failure(
     const message = `${request.method} ${request.path} failed with HTTP ${status}${said}${advice ? ` ${advice}` : ""}${unknownOutcome}`;
     const retryAfter = kind === "rate_limited" ? (retryAfterMs(headers) ?? policy.maxBackoffMs) : undefined;
     const retryable = kind === "rate_limited" || (idempotent && RETRY_STATUSES.includes(status));
-    return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable, cause: error });
+    return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable });
   }
   if (error instanceof TimeoutError) {
     const outcome = idempotent ? "" : NOT_REPEATED;
     return new ToolError("timeout", `${request.method} ${request.path} timed out.${outcome}`, {
       retryable: idempotent,
-      cause: error,
     });
   }
   if (isAbort(error)) {
@@ -262,7 +265,7 @@ async function failure(
   return new ToolError(
     "upstream_unavailable",
     `${request.method} ${request.path} could not reach the upstream${reason ? ` (${reason})` : ""}.${idempotent ? "" : NOT_REPEATED}`,
-    { retryable: idempotent, cause: error },
+    { retryable: idempotent },
   );
 }
 

@@ -44,6 +44,8 @@ export interface ProgressUpdate {
 export interface ToolContext {
   /** The access token for `provider`; throws ToolError `unauthenticated` naming how to sign in. */
   accessToken(provider: string, scopes: readonly string[]): Promise<Secret>;
+  /** The access token for `provider`, or `undefined` when the user has not signed in to it. */
+  optionalAccessToken(provider: string, scopes: readonly string[]): Promise<Secret | undefined>;
   /** A named secret; throws ToolError `unauthenticated` naming the secret and how to set it. */
   secret(name: string): Promise<Secret>;
   /** A named secret, or `undefined` when it is not configured. */
@@ -55,6 +57,11 @@ export interface ToolContext {
   /** Reports progress to the caller; a no-op when the caller did not ask for progress. */
   progress(update: ProgressUpdate): void;
   logger: Logger;
+  /**
+   * The host's cap on a result's JSON size, in bytes, when it has one. Tools that cut their own
+   * results with a precise way to continue (e.g. the next row) stay under it.
+   */
+  maxResultBytes?: number;
 }
 
 /**
@@ -106,6 +113,8 @@ export interface Sandbox {
   /** Credentials the fake accepts, by secret name and by OAuth provider id. */
   secrets?: Readonly<Record<string, string>>;
   tokens?: Readonly<Record<string, string>>;
+  /** Settings the toolkit needs to run against the fake (e.g. a picker configuration). */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /** A toolkit as a host composes it. */

@@ -46,9 +46,10 @@ export function resolveUpstream(context: Pick<ToolContext, "setting">): Upstream
 
 /**
  * The typed App API client. Translates neutral id kinds to the upstream's at the boundary, both
- * ways (see `ids.ts`), and retries only what is safe to repeat: the endpoint's `idempotent` hint
- * decides, so sends, triggers, imports, exports and creates are never re-sent after they may have
- * reached the upstream (a 429 is, since it was refused).
+ * ways (see `ids.ts`), and retries only what is safe to repeat: reads without a body after a 5xx
+ * or network failure; a call with a request body (every [M] execute: sends, triggers, imports,
+ * exports, creates, updates, searches) is never re-sent after it may have reached the upstream.
+ * A 429 is retried, since it was refused.
  */
 export interface MarketingClient {
   readonly upstream: Upstream;
@@ -81,7 +82,9 @@ export async function createMarketingClient(context: ToolContext): Promise<Marke
         query: sent.query,
         headers: sent.headers,
         body: sent.body,
-        idempotent: spec.hints.idempotent,
+        // A request body is sent at most once past a 5xx, whatever the endpoint: its effect
+        // cannot be checked cheaply, so the model decides whether to repeat it.
+        idempotent: spec.hints.idempotent && !spec.mode,
         signal: context.signal,
       });
       return resultToNeutral(response.data);

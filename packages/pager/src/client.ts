@@ -3,7 +3,6 @@ import {
   createHttpClient,
   type FailureInfo,
   type HttpClient,
-  type Secret,
   type ToolContext,
   ToolError,
 } from "@toolkits/core";
@@ -159,15 +158,12 @@ export function pagerBaseUrl(context: Pick<ToolContext, "setting">): string {
  * @throws ToolError `unauthenticated` naming how to configure either credential.
  */
 export async function pagerAuthorization(context: ToolContext, scopes: readonly string[]): Promise<string> {
-  let token: Secret;
-  try {
-    token = await context.accessToken("pager", scopes);
-  } catch (missing) {
-    const apiToken = await context.optionalSecret(API_TOKEN_SECRET);
-    if (!apiToken) throw missing;
-    return `Token token=${apiToken.reveal()}`;
-  }
-  return `Bearer ${token.reveal()}`;
+  const token = await context.optionalAccessToken("pager", scopes);
+  if (token) return `Bearer ${token.reveal()}`;
+  const apiToken = await context.optionalSecret(API_TOKEN_SECRET);
+  if (apiToken) return `Token token=${apiToken.reveal()}`;
+  // Neither is configured: fail with the OAuth advice, which names how to sign in.
+  return `Bearer ${(await context.accessToken("pager", scopes)).reveal()}`;
 }
 
 /** Builds the client for one tool call, with that call's credential, base URL and signal. */

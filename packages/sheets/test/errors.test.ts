@@ -92,7 +92,7 @@ describe("rate limits and retries", () => {
     box.server.use(http.get(`${SHEETS}/:id`, () => quota("0")));
     const before = box.count;
     const limited = await call("Sheets.GetSpreadsheetMetadata", { spreadsheet_id: QUARTERLY });
-    expect(limited.text).toMatch(/^rate_limited: .* Retry after 0 s\.$/);
+    expect(limited.text).toMatch(/^rate_limited: .* Retry after 1 s\.$/);
     expect(box.count - before).toBe(4);
   });
 

@@ -75,7 +75,9 @@ export const getSpreadsheet = defineTool({
     const right = Math.min(startColumn + input.max_cols - 1, sheet.columns);
     const range = a1Range(sheet.title, input.start_row, startColumn, bottom, right);
     const grid = await client.readGrid(spreadsheet.id, sheet.id, range);
-    return { ...base, range, ...capRows(sparseRows(grid)) };
+    // Leave room under the host's cap for the fields around the rows.
+    const budget = Math.min(MAX_ROWS_BYTES, (context.maxResultBytes ?? Number.POSITIVE_INFINITY) - 2_000);
+    return { ...base, range, ...capRows(sparseRows(grid), budget) };
   },
 });
 
@@ -124,8 +126,14 @@ function plainText(value: Value | undefined): string | undefined {
   return value === undefined ? undefined : String(value);
 }
 
-/** Keeps whole rows while their JSON fits MAX_ROWS_BYTES (always at least one row). */
-function capRows(rows: [number, Record<string, CellOutput>][]): {
+/**
+ * Keeps whole rows while their JSON fits `maxBytes` (MAX_ROWS_BYTES or the host's smaller cap;
+ * always at least one row).
+ */
+function capRows(
+  rows: [number, Record<string, CellOutput>][],
+  maxBytes: number,
+): {
   rows: Record<string, Record<string, CellOutput>>;
   truncated?: true;
   next_start_row?: number;
@@ -134,7 +142,7 @@ function capRows(rows: [number, Record<string, CellOutput>][]): {
   let bytes = 2;
   for (const [index, [number, cells]] of rows.entries()) {
     bytes += Buffer.byteLength(JSON.stringify(cells)) + String(number).length + 4;
-    if (bytes > MAX_ROWS_BYTES && index > 0) return { rows: kept, truncated: true, next_start_row: number };
+    if (bytes > maxBytes && index > 0) return { rows: kept, truncated: true, next_start_row: number };
     kept[number] = cells;
   }
   return { rows: kept };
