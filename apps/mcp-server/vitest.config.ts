@@ -1,6 +1,1 @@
-import { defineConfig } from "vitest/config";
-
-export default defineConfig({
-  resolve: { conditions: ["source"] },
-  test: { include: ["test/**/*.test.ts"] },
-});
+export { default } from "../../vitest.shared.js";

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import type { Logger } from "@toolkits/core";
-import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
+import { createToolRegistry } from "@toolkits/core/mcp";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
-import { parseCommand, type ServerOptions, usage } from "./options.js";
+import { parseCommand, usage } from "./options.js";
+import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
 import { runSigninCommand } from "./signin/index.js";
 import { serveStdio } from "./stdio.js";
@@ -22,21 +22,21 @@ async function main(): Promise<void> {
   if (parsed.command === "version") return void process.stdout.write(`${VERSION}\n`);
   const { options } = parsed;
   const logger = stderrLogger(options.logLevel);
-  const registry = await buildRegistry(options, logger);
-  if (options.transport === "stdio") return serveStdio(registry, logger);
+  const { toolkits, tools } = selectTools(options);
+  let pagesUrl: string | undefined;
+  const hostOptions = { logger, maxResultBytes: options.maxResultBytes, pagesUrl: () => pagesUrl };
+  const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
+  if (!options.sandbox) await warnMissingCredentials(toolkits, host);
+  // Built once: every request, over either transport, reads this registry.
+  const registry = createToolRegistry(tools, host);
+  const pages = toolkitPages(toolkits);
+  if (options.transport === "stdio") {
+    if (pages) pagesUrl = await servePagesOnLoopback(pages);
+    return serveStdio(registry, logger);
+  }
   // Loaded only for HTTP: express and the auth stack stay out of a stdio start-up.
   const { serveHttpUntilStopped } = await import("./http.js");
-  await serveHttpUntilStopped(registry, options, logger);
-}
-
-/** Selects the tools and prepares them once; every request then reads this registry. */
-async function buildRegistry(options: ServerOptions, logger: Logger): Promise<ToolRegistry> {
-  const { toolkits, tools } = selectTools(options);
-  const host = options.sandbox
-    ? await sandboxHost(toolkits, logger, options.maxResultBytes)
-    : environmentHost(logger, options.maxResultBytes);
-  if (!options.sandbox) await warnMissingCredentials(toolkits, host);
-  return createToolRegistry(tools, host);
+  pagesUrl = await serveHttpUntilStopped(registry, { ...options, pages }, logger);
 }
 
 main().catch((error: unknown) => {

@@ -10,29 +10,37 @@ import {
 } from "@toolkits/core";
 import { storedTokens } from "./signin/index.js";
 
+/** What every host of this server shares. */
+export interface HostOptions {
+  logger: Logger;
+  maxResultBytes: number;
+  /** Where the toolkits' pages are served, once known; given to tools as `TOOLKITS_PUBLIC_URL`. */
+  pagesUrl: () => string | undefined;
+}
+
+const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
+
 /**
  * Credentials and settings from the environment, the normal way to run; OAuth access tokens
  * fall back to the user's sign-in store (`toolkits-mcp login`) when no `*_ACCESS_TOKEN` is set.
  */
-export function environmentHost(logger: Logger, maxResultBytes: number, env = process.env): Host {
+export function environmentHost(options: HostOptions, env = process.env): Host {
   const fromEnv = tokensFromEnv(env);
-  const fromStore = storedTokens(env, logger);
+  const fromStore = storedTokens(env, options.logger);
   return envHost(env, {
-    logger,
-    maxResultBytes,
+    logger: options.logger,
+    maxResultBytes: options.maxResultBytes,
+    settings: withPagesUrl((name) => env[name] || undefined, options.pagesUrl),
     tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
   });
 }
 
 /**
  * Starts every toolkit's fake upstream in this process (msw intercepts outgoing requests) and
- * returns a host holding the fakes' credentials; settings stay empty so default upstream URLs apply.
+ * returns a host holding the fakes' credentials and settings; no URL settings, so the default
+ * upstream hosts, where the fakes answer, apply.
  */
-export async function sandboxHost(
-  toolkits: Toolkit[],
-  logger: Logger,
-  maxResultBytes: number,
-): Promise<Host> {
+export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
   const [{ setupServer }, sandboxes] = await Promise.all([
     import("msw/node"),
     Promise.all(toolkits.map((kit) => kit.sandbox())),
@@ -40,16 +48,28 @@ export async function sandboxHost(
   // biome-ignore lint/suspicious/noExplicitAny: core types sandbox handlers loosely so it needs no msw
   const handlers = sandboxes.flatMap((box: Sandbox) => box.handlers as any[]);
   setupServer(...handlers).listen({ onUnhandledRequest: "error" });
-  const tokens = Object.assign({}, ...sandboxes.map((box) => box.tokens ?? {}));
+  const merged = (
+    pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined,
+  ): Record<string, string> => Object.assign({}, ...sandboxes.map((box) => pick(box) ?? {}));
+  const tokens = merged((box) => box.tokens);
+  const settings = merged((box) => box.settings);
   return envHost(
     {},
     {
-      secrets: secretsFromMap(Object.assign({}, ...sandboxes.map((box) => box.secrets ?? {}))),
+      secrets: secretsFromMap(merged((box) => box.secrets)),
       tokens: (provider) => tokens[provider],
-      logger,
-      maxResultBytes,
+      settings: withPagesUrl((name) => settings[name], options.pagesUrl),
+      logger: options.logger,
+      maxResultBytes: options.maxResultBytes,
     },
   );
+}
+
+function withPagesUrl(
+  settings: (name: string) => string | undefined,
+  pagesUrl: () => string | undefined,
+): (name: string) => string | undefined {
+  return (name) => (name === PAGES_URL_SETTING ? (settings(name) ?? pagesUrl()) : settings(name));
 }
 
 /**

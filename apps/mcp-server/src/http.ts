@@ -8,6 +8,7 @@ import type { ToolRegistry } from "@toolkits/core/mcp";
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
 import { authConfigFromEnv, type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
 import type { ServerOptions } from "./options.js";
+import type { PagesHandler } from "./pages.js";
 import { createMcpServer } from "./server.js";
 
 export interface HttpOptions {
@@ -24,8 +25,8 @@ export interface HttpOptions {
   requestTimeoutMs: number;
   /** The server's externally visible base URL (behind a proxy); default: the bound address. */
   publicUrl?: string;
-  /** Extra routes served outside authentication (e.g. the sheets file picker). */
-  extraRoutes?: (app: express.Express) => void;
+  /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
+  pages?: PagesHandler;
 }
 
 /** Grace period for in-flight calls on shutdown, in milliseconds. */
@@ -60,11 +61,18 @@ export async function serveHttp(
   const publicUrl = options.publicUrl ?? localUrl(server);
   app.disable("x-powered-by");
   app.use(hostHeaderValidation([...LOOPBACK_HOSTS, ...options.allowedHosts]));
-  app.use(originValidation(options.allowedOrigins));
+  // The toolkits' own pages post back from this server's origin.
+  app.use(originValidation([...options.allowedOrigins, new URL(publicUrl).origin]));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok", tools: registry.listing.length });
   });
-  options.extraRoutes?.(app);
+  const { pages } = options;
+  if (pages) {
+    // Pages read the request body, so /mcp (which express.json reads) never reaches them.
+    app.use((req, res, next) =>
+      req.path === "/mcp" ? next() : void pages(req, res).then((served) => served || next(), next),
+    );
+  }
   if (options.auth) mountAuth(app, options.auth, publicUrl);
   app.post("/mcp", express.json({ limit: options.maxBodyBytes }), mcpHandler(registry, options, logger));
   app.all("/mcp", (_req, res) => {
@@ -141,12 +149,13 @@ const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
 /**
  * Serves over HTTP with authentication from the environment until SIGTERM or SIGINT, then stops
  * accepting connections, lets in-flight calls finish (up to 15 s) and exits.
+ * Resolves to the server's public base URL once listening.
  */
 export async function serveHttpUntilStopped(
   registry: ToolRegistry,
-  options: ServerOptions,
+  options: ServerOptions & Pick<HttpOptions, "pages">,
   logger: Logger,
-): Promise<void> {
+): Promise<string> {
   const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
   logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}/mcp`, tools: registry.listing.length });
   const shutdown = (signal: string) => {
@@ -158,4 +167,5 @@ export async function serveHttpUntilStopped(
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+  return options.publicUrl ?? localUrl(server);
 }

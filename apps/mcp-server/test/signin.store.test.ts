@@ -92,13 +92,14 @@ describe("TokenStore", () => {
 });
 
 describe("token precedence in the server's host", () => {
+  const hostOptions = { logger: silentLogger, maxResultBytes: 100_000, pagesUrl: () => undefined };
   it("prefers <PROVIDER>_ACCESS_TOKEN from the environment over the store", async () => {
     await store.put("pager", sampleSignIn("stored"));
     const env = { XDG_CONFIG_HOME: configHome };
-    const fromStore = environmentHost(silentLogger, 100_000, env);
+    const fromStore = environmentHost(hostOptions, env);
     expect(await fromStore.tokens("pager", ["users.read"])).toBe("stored-access");
     expect(await fromStore.tokens("google", [])).toBeUndefined();
-    const fromEnv = environmentHost(silentLogger, 100_000, {
+    const fromEnv = environmentHost(hostOptions, {
       ...env,
       PAGER_ACCESS_TOKEN: "from-environment",
     });

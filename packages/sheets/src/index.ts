@@ -21,6 +21,9 @@ export {
 } from "./client.js";
 export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
 export { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
+
+import { handlePickerRequest } from "./picker/handler.js";
+
 export { PICKER_TTL_MS } from "./picker/session.js";
 export {
   DRIVE_FILE_SCOPE,
@@ -60,7 +63,7 @@ export const sheetsTools: readonly AnyToolDefinition[] = [
 /**
  * The sheets toolkit as a host composes it. Tools ask the host for a Google access token
  * (`context.accessToken("google", scopes)`; `googleScopes(tools)` gives the union to request).
- * The composed server should also mount `handlePickerRequest` and set `TOOLKITS_PUBLIC_URL`.
+ * Its `pages` serve the file picker; the host sets `TOOLKITS_PUBLIC_URL` to where they are served.
  */
 export const sheetsToolkit: Toolkit = {
   id: "sheets",
@@ -69,4 +72,5 @@ export const sheetsToolkit: Toolkit = {
   setup:
     "Set GOOGLE_ACCESS_TOKEN to a Google OAuth access token with the drive.file scope (Sheets.WhoAmI also needs userinfo.profile and userinfo.email), and GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY and TOOLKITS_PUBLIC_URL for the file picker.",
   sandbox: async () => (await import("./testing/index.js")).sandbox(),
+  pages: handlePickerRequest,
 };

@@ -5,6 +5,9 @@ import { SANDBOX_TOKEN, seed } from "./state.js";
 
 export { SANDBOX_TOKEN } from "./state.js";
 
+/** The OAuth client id the sandbox's picker configuration names (project number 123456789012). */
+export const SANDBOX_CLIENT_ID = "123456789012-sandbox.apps.googleusercontent.com";
+
 /**
  * A fake Google for tests and `toolkits-mcp --sandbox`, fresh on every call: Sheets v4 at
  * `https://sheets.googleapis.com` (create, get with ranges and field masks, values.update,
@@ -16,5 +19,10 @@ export { SANDBOX_TOKEN } from "./state.js";
  */
 export function sandbox(): Sandbox {
   const state = seed();
-  return { handlers: [...sheetsHandlers(state), ...driveHandlers(state)], tokens: { google: SANDBOX_TOKEN } };
+  return {
+    handlers: [...sheetsHandlers(state), ...driveHandlers(state)],
+    tokens: { google: SANDBOX_TOKEN },
+    // A picker configuration, so Sheets.GenerateFilePickerUrl answers with a page URL.
+    settings: { GOOGLE_OAUTH_CLIENT_ID: SANDBOX_CLIENT_ID, GOOGLE_PICKER_API_KEY: "sandbox-picker-api-key" },
+  };
 }

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+/** The test set-up every package shares (each package's vitest.config.ts re-exports it). */
+export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources ("@toolkits/source" export condition).
+  resolve: { conditions: ["@toolkits/source"] },
+  ssr: { resolve: { conditions: ["@toolkits/source"] } },
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Generous limits: CI runs every package's suite at once on two cores, and several tests spawn the server.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
