@@ -5,7 +5,6 @@ import { stderrLogger } from "./logger.js";
 import { parseCommand, usage } from "./options.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
-import { runSigninCommand } from "./signin/index.js";
 import { serveStdio } from "./stdio.js";
 import { selectTools } from "./toolkits.js";
 
@@ -14,6 +13,7 @@ const SIGNIN_COMMANDS = ["login", "logout", "auth"];
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (SIGNIN_COMMANDS.includes(argv[0] ?? "")) {
+    const { runSigninCommand } = await import("./signin/index.js");
     process.exitCode = await runSigninCommand(argv, stderrLogger("info"));
     return;
   }

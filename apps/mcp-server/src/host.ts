@@ -8,7 +8,7 @@ import {
   type Toolkit,
   tokensFromEnv,
 } from "@toolkits/core";
-import { storedTokens } from "./signin/index.js";
+import { storedTokens } from "./signin/tokens.js";
 
 /** What every host of this server shares. */
 export interface HostOptions {

@@ -1,19 +1,33 @@
+import { createRequire } from "node:module";
 import { type Logger, type LogLevel, redact } from "@toolkits/core";
-import { pino } from "pino";
+import type { Logger as Pino } from "pino";
+
+const require = createRequire(import.meta.url);
 
 /**
  * A JSON-lines logger on stderr (stdout carries only JSON-RPC under stdio). Every line passes
  * through `redact()`, so a secret value that reaches a log field is still never written.
+ * pino loads on the first line logged: most runs log nothing at the default level.
  */
+const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
 export function stderrLogger(level: LogLevel): Logger {
-  const log = pino(
-    { level, base: undefined, hooks: { streamWrite: redact } },
-    pino.destination({ fd: 2, sync: true }),
-  );
-  return {
-    debug: (message, fields) => log.debug(fields ?? {}, message),
-    info: (message, fields) => log.info(fields ?? {}, message),
-    warn: (message, fields) => log.warn(fields ?? {}, message),
-    error: (message, fields) => log.error(fields ?? {}, message),
+  const threshold = LEVELS.indexOf(level);
+  let log: Pino | undefined;
+  const pino = (): Pino => {
+    if (!log) {
+      const { pino: create } = require("pino") as typeof import("pino");
+      log = create(
+        { level, base: undefined, hooks: { streamWrite: redact } },
+        create.destination({ fd: 2, sync: true }),
+      );
+    }
+    return log;
   };
+  const at =
+    (name: LogLevel) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      if (LEVELS.indexOf(name) >= threshold) pino()[name](fields ?? {}, message);
+    };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }

@@ -1,4 +1,4 @@
-import ky, { HTTPError, TimeoutError } from "ky";
+import type { HTTPError } from "ky";
 import { type ErrorKind, kindForStatus, ToolError, upstreamMessage } from "./errors.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -84,6 +84,15 @@ export interface HttpClient {
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
 }
 
+// ky loads on the first request, keeping it out of start-up.
+let kyModule: Promise<typeof import("ky")> | undefined;
+const loadKy = () => (kyModule ??= import("ky"));
+
+/** ky's errors, told apart by name since ky itself loads lazily. */
+const isHttpError = (error: unknown): error is HTTPError =>
+  error instanceof Error && error.name === "HTTPError" && "response" in error;
+const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === "TimeoutError";
+
 const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "PUT", "DELETE"]);
 const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 
@@ -105,6 +114,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const started = Date.now();
       let response: Response;
       try {
+        const { default: ky } = await loadKy();
         response = await ky(url, {
           method: request.method,
           headers,
@@ -145,13 +155,13 @@ function shouldRetry(
   policy: RetryPolicy,
   elapsedMs: number,
 ): false | undefined {
-  if (error instanceof HTTPError) {
+  if (isHttpError(error)) {
     const { status, headers } = error.response;
     if (status !== 429 && !idempotent) return false;
     const wait = retryAfterMs(headers) ?? policy.maxBackoffMs;
     return elapsedMs + wait > policy.budgetMs ? false : undefined;
   }
-  if (error instanceof TimeoutError || isAbort(error)) return false;
+  if (isTimeout(error) || isAbort(error)) return false;
   return idempotent && elapsedMs + policy.maxBackoffMs <= policy.budgetMs ? undefined : false;
 }
 
@@ -239,7 +249,7 @@ async function failure(
   advise: HttpClientOptions["advise"],
 ): Promise<ToolError> {
   if (error instanceof ToolError) return error;
-  if (error instanceof HTTPError) {
+  if (isHttpError(error)) {
     const { status, headers } = error.response;
     const kind = kindForStatus(status);
     const upstream = upstreamMessage(await error.response.text().catch(() => ""));
@@ -251,7 +261,7 @@ async function failure(
     const retryable = kind === "rate_limited" || (idempotent && RETRY_STATUSES.includes(status));
     return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable });
   }
-  if (error instanceof TimeoutError) {
+  if (isTimeout(error)) {
     const outcome = idempotent ? "" : NOT_REPEATED;
     return new ToolError("timeout", `${request.method} ${request.path} timed out.${outcome}`, {
       retryable: idempotent,

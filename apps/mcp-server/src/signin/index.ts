@@ -1,18 +1,10 @@
 import { parseArgs } from "node:util";
-import { accessTokenVariable, type Logger, redact, type TokenProvider } from "@toolkits/core";
+import { accessTokenVariable, type Logger, redact } from "@toolkits/core";
 import { LOGIN_TIMEOUT_MS, login } from "./login.js";
 import { revoke } from "./oauth.js";
 import { PROVIDERS, type Provider, README_SECTION } from "./providers.js";
 import { type SignIn, TokenStore, tokenFilePath } from "./store.js";
-import { isStale, tokensFromStore } from "./tokens.js";
-
-/**
- * Access tokens from the user's token store (`toolkits-mcp login`), refreshed before they expire.
- * See `tokensFromStore` for what it resolves to and throws.
- */
-export function storedTokens(env: NodeJS.ProcessEnv, logger: Logger): TokenProvider {
-  return tokensFromStore(new TokenStore(tokenFilePath(env)), logger);
-}
+import { isStale } from "./tokens.js";
 
 const usage = (env: NodeJS.ProcessEnv) => `Usage:
   toolkits-mcp login ${Object.keys(PROVIDERS).join("|")} [--no-browser] [--port N] [--timeout SECONDS]

@@ -1,6 +1,6 @@
 import { Secret, ToolError } from "@toolkits/core";
 import * as oauth from "openid-client";
-import type { AuthorizationServer, Provider } from "./providers.js";
+import { type AuthorizationServer, type Provider, signInAgain } from "./providers.js";
 import type { SignIn } from "./store.js";
 
 /** Discovery and token-endpoint requests give up after this long, in seconds. */
@@ -116,15 +116,6 @@ function refreshFailure(provider: Provider, signIn: SignIn, error: unknown): Too
 /** An OAuth error code with the server's description, if it gave one. */
 export function describeOAuthError(error: { error: string; error_description?: string }): string {
   return `${error.error}${error.error_description ? ` (${error.error_description})` : ""}`;
-}
-
-/** The error that tells the user (through the model) to sign in again. */
-export function signInAgain(provider: Provider, what: string): ToolError {
-  return new ToolError(
-    "unauthenticated",
-    `The stored ${provider.title} sign-in ${what}. Run \`toolkits-mcp login ${provider.id}\` again, then retry.`,
-    { retryable: false },
-  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AnyToolDefinition } from "@toolkits/core";
+import { ToolError } from "@toolkits/core";
 import type { ServerMetadata } from "openid-client";
 
 /** Where the root README explains how to create the OAuth apps; quoted by configuration errors. */
@@ -126,4 +127,13 @@ export function clientSettings(provider: Provider, env: NodeJS.ProcessEnv): Clie
     clientSecret: env[name("CLIENT_SECRET")] || undefined,
     issuer: env[name("ISSUER")] || undefined,
   };
+}
+
+/** The error that tells the user (through the model) to sign in again. */
+export function signInAgain(provider: Provider, what: string): ToolError {
+  return new ToolError(
+    "unauthenticated",
+    `The stored ${provider.title} sign-in ${what}. Run \`toolkits-mcp login ${provider.id}\` again, then retry.`,
+    { retryable: false },
+  );
 }

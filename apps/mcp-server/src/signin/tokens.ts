@@ -1,7 +1,6 @@
 import { type Logger, type TokenProvider, ToolError } from "@toolkits/core";
-import { refresh, signInAgain } from "./oauth.js";
-import { PROVIDERS, type Provider } from "./providers.js";
-import type { SignIn, TokenStore } from "./store.js";
+import { PROVIDERS, type Provider, signInAgain } from "./providers.js";
+import { type SignIn, TokenStore, tokenFilePath } from "./store.js";
 
 /** An access token is refreshed when it has less than this left, in milliseconds. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -9,6 +8,14 @@ export const REFRESH_MARGIN_MS = 60_000;
 /** Whether a sign-in's access token is expired or about to be at `now` (epoch ms). */
 export function isStale(signIn: SignIn, now: number): boolean {
   return signIn.expiresAt !== undefined && signIn.expiresAt - now < REFRESH_MARGIN_MS;
+}
+
+/**
+ * Access tokens from the user's token store (`toolkits-mcp login`), refreshed before they expire.
+ * See `tokensFromStore` for what it resolves to and throws.
+ */
+export function storedTokens(env: NodeJS.ProcessEnv, logger: Logger): TokenProvider {
+  return tokensFromStore(new TokenStore(tokenFilePath(env)), logger);
 }
 
 /**
@@ -61,6 +68,8 @@ async function refreshAndSave(store: TokenStore, provider: Provider, logger: Log
   const current = await readSignIn(store, provider.id);
   if (!current) throw signInAgain(provider, "was removed");
   if (!isStale(current, Date.now())) return current;
+  // The OAuth library loads only when a token needs refreshing, not at every server start.
+  const { refresh } = await import("./oauth.js");
   const renewed = await refresh(provider, current);
   await store.put(provider.id, renewed);
   logger.info(`refreshed the ${provider.title} sign-in`, {

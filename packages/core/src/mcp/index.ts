@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -57,7 +57,8 @@ export function createToolRegistry(tools: readonly AnyToolDefinition[], host: Ho
  * get tools through its own `registerTool`.
  */
 export function registerTools(server: Server | McpServer, registry: ToolRegistry): void {
-  const low = server instanceof McpServer ? server.server : server;
+  // Told apart by shape, so hosts that use the low-level Server never load McpServer's module.
+  const low = "registerTool" in server ? server.server : server;
   low.registerCapabilities({ tools: { listChanged: false } });
   low.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...registry.listing] }));
   low.setRequestHandler(CallToolRequestSchema, (request, extra) =>
