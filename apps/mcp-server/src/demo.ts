@@ -4,7 +4,42 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 /** Calls the demo makes, in order; a call whose tool is not registered is skipped. */
-const CALLS: { tool: string; args: Record<string, unknown>; why: string }[] = [];
+const CALLS: { tool: string; args: Record<string, unknown>; why: string }[] = [
+  { tool: "Pager.WhoAmI", args: {}, why: "who am I, and am I on call?" },
+  {
+    tool: "Pager.ListIncidents",
+    args: { status: "triggered", urgency: "high", limit: 2 },
+    why: "what is burning",
+  },
+  {
+    tool: "Pager.SearchUsers",
+    args: { query: "jordan costa", auto_accept_matches: true },
+    why: "fuzzy name search",
+  },
+  { tool: "Pager.ListIncidents", args: { limit: 500 }, why: "an error: limit out of range" },
+  { tool: "Pager.GetIncident", args: { incident_id: "PNOSUCH" }, why: "an error: unknown id" },
+  {
+    tool: "Sheets.SearchSpreadsheets",
+    args: { spreadsheet_contains: ["report"], limit: 2 },
+    why: "find a spreadsheet",
+  },
+  {
+    tool: "Sheets.GetSpreadsheet",
+    args: { spreadsheet_id: "quarterly-report-0", max_rows: 3, max_cols: 3 },
+    why: "read a window of cells",
+  },
+  { tool: "MarketingApi.GetAllSegments", args: {}, why: "list segments" },
+  {
+    tool: "MarketingApi.CreateManualSegment",
+    args: { mode: "get_request_schema" },
+    why: "a two-mode tool: ask for the body's schema first",
+  },
+  {
+    tool: "MarketingApi.CreateManualSegment",
+    args: { mode: "execute", request_body: JSON.stringify({ segment: { name: 42 } }) },
+    why: "an error: the body breaks the schema, so nothing is sent",
+  },
+];
 
 const MAX_SHOWN = 600;
 
