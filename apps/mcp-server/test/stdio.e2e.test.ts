@@ -45,6 +45,38 @@ describe("toolkits-mcp over stdio", () => {
     expect(stdout).toBe("");
   });
 
+  it("answers the calls in flight when the client closes stdin right after sending them", async () => {
+    const child = spawn(process.execPath, [CLI, "--sandbox", "--toolkits", "pager"]);
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    const messages = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "e2e", version: "0" },
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "Pager.ListTeams", arguments: { limit: 2 } },
+      },
+    ];
+    child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(""));
+    expect(await new Promise((resolve) => child.on("close", resolve))).toBe(0);
+    const answers = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const call = answers.find((answer) => answer.id === 2);
+    expect(call.result.structuredContent.teams).toHaveLength(2);
+  });
+
   it("prints help and version, and refuses a bad flag value naming what is allowed", async () => {
     expect((await runCli(["--help"])).stdout).toContain("--read-only");
     expect((await runCli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
