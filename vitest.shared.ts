@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 /** The test set-up every package shares (each package's vitest.config.ts re-exports it). */
@@ -7,6 +8,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@toolkits/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
+    // The leak scan: any secret value in a tool result, log line or process output fails the test.
+    setupFiles: [fileURLToPath(new URL("./packages/core/test/support/leak-scan.setup.ts", import.meta.url))],
     // Generous limits: CI runs every package's suite at once on two cores, and several tests spawn the server.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -18,6 +18,31 @@ export async function invokeTool(
   host: Host,
   scope: CallScope = {},
 ): Promise<ToolOutcome> {
+  const outcome = await run(tool, args, host, scope);
+  for (const observer of observers) observer(tool.name, outcome);
+  return outcome;
+}
+
+/** Receives every outcome `invokeTool` produces, e.g. a test suite's leak scan. Must not throw. */
+export type OutcomeObserver = (tool: string, outcome: ToolOutcome) => void;
+
+const observers = new Set<OutcomeObserver>();
+
+/**
+ * Test hook: calls `observer` with every tool outcome in this process (whatever the adapter)
+ * until the returned function is called.
+ */
+export function observeToolOutcomes(observer: OutcomeObserver): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
+async function run(
+  tool: AnyToolDefinition,
+  args: unknown,
+  host: Host,
+  scope: CallScope,
+): Promise<ToolOutcome> {
   try {
     const input = parseArguments(tool, args);
     await assertCredentials(tool.auth, host);

@@ -1,0 +1,2 @@
+export * from "./arguments.js";
+export * from "./leaks.js";
