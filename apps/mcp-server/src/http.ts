@@ -126,6 +126,9 @@ function mcpHandler(registry: ToolRegistry, options: HttpOptions, logger: Logger
     }, options.requestTimeoutMs);
     res.on("close", () => {
       clearTimeout(timer);
+      // A finished exchange leaves nothing open; closing only matters when the client went away
+      // mid-call, to abort the tool's upstream request (and it costs an error object per call).
+      if (res.writableFinished) return;
       void transport.close();
       void server.close();
     });
