@@ -8,6 +8,10 @@ export const MAX_CELLS = 10_000_000;
 export const spreadsheetId = z
   .string()
   .min(1)
+  .refine(
+    (id) => !/^\.{1,2}$/.test(id),
+    "cannot be . or .. (URLs resolve those away); give the id from its URL",
+  )
   .describe("Spreadsheet id (the part after /d/ in its URL; Sheets.SearchSpreadsheets finds it)");
 
 export const sheetPosition = z

@@ -1,0 +1,3 @@
+import { fuzzTools, half } from "./fuzz.js";
+
+fuzzTools(half(0));
