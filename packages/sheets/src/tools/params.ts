@@ -9,8 +9,8 @@ export const spreadsheetId = z
   .string()
   .min(1)
   .refine(
-    (id) => !/^\.{1,2}$/.test(id),
-    "cannot be . or .. (URLs resolve those away); give the id from its URL",
+    (id) => id.trim() !== "" && !/^\.{1,2}$/.test(id),
+    "must be the id from its URL, not blank, . or ..",
   )
   .describe("Spreadsheet id (the part after /d/ in its URL; Sheets.SearchSpreadsheets finds it)");
 
