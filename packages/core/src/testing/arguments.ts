@@ -76,14 +76,7 @@ const AWKWARD_STRINGS = [
 
 // Names no tool declares that code indexing plain objects could mistake for its own. (`__proto__`
 // is left out: the MCP SDK's request parsing drops it before a tool sees the arguments.)
-const AWKWARD_NAMES = [
-  "constructor",
-  "toString",
-  "hasOwnProperty",
-  "api_key",
-  "LIMIT",
-  "limit ",
-];
+const AWKWARD_NAMES = ["constructor", "toString", "hasOwnProperty", "api_key", "LIMIT", "limit "];
 
 const MAX_ARRAY = 4;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
