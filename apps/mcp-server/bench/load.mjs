@@ -1,29 +1,44 @@
 #!/usr/bin/env node
-// Load test of the composed server over Streamable HTTP, loopback only and bounded in time and count.
-// Starts the built binary with --sandbox, then CLIENTS concurrent clients call one tool in a loop.
-// Prints throughput, p50/p99 latency and failures. Usage:
-//   node bench/load.mjs [--clients 16] [--seconds 10] [--max-calls 50000] [--tool Pager.ListServices] [--args '{"limit":5}']
+// Load test of the composed server over Streamable HTTP, loopback only and bounded in time and
+// count: the built binary answering from its in-process sandbox (msw), or from a zero-latency
+// PagerDuty on 127.0.0.1 (`--upstream local`, which calls Pager.GetService), with CLIENTS
+// concurrent clients calling one tool in a loop. Prints throughput, p50/p99 latency, failures and
+// the server's resident memory idle and under load.
+// Usage: node bench/load.mjs [--upstream sandbox|local] [--clients 16] [--seconds 10]
+//                            [--max-calls 50000] [--tool Pager.ListServices] [--args '{"limit":5}']
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { CLI, fixed, percentile, report, residentMb } from "./lib.mjs";
+import { localPagerDuty } from "./upstream.mjs";
 
 const { values } = parseArgs({
   options: {
+    upstream: { type: "string", default: "sandbox" },
     clients: { type: "string", default: "16" },
     seconds: { type: "string", default: "10" },
     "max-calls": { type: "string", default: "50000" },
-    tool: { type: "string", default: "Pager.ListServices" },
-    args: { type: "string", default: '{"limit":5}' },
+    tool: { type: "string" },
+    args: { type: "string" },
   },
 });
+const local = values.upstream === "local" ? await localPagerDuty() : undefined;
+const tool = values.tool ?? (local ? "Pager.GetService" : "Pager.ListServices");
+const args = values.args ? JSON.parse(values.args) : local ? { service_id: local.serviceId } : { limit: 5 };
 const clients = Number(values.clients);
 const seconds = Math.min(Number(values.seconds), 60);
 const maxCalls = Number(values["max-calls"]);
+const GOAL_CALLS_PER_S = 1_000;
 
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-const child = spawn(process.execPath, [cli, "--transport", "http", "--port", "0", "--sandbox"], {
-  stdio: ["ignore", "ignore", "pipe"],
-});
+const child = spawn(
+  process.execPath,
+  [CLI, "--transport", "http", "--port", "0", ...(local ? [] : ["--sandbox"])],
+  {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: local
+      ? { PATH: process.env.PATH, PAGER_API_URL: local.url, PAGER_ACCESS_TOKEN: "bench-pager-token" }
+      : { PATH: process.env.PATH },
+  },
+);
 const url = await new Promise((resolve, reject) => {
   let stderr = "";
   child.stderr.on("data", (chunk) => {
@@ -36,12 +51,7 @@ const url = await new Promise((resolve, reject) => {
 
 const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const body = (id) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: values.tool, arguments: JSON.parse(values.args) },
-  });
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: args } });
 
 async function call(id) {
   const started = performance.now();
@@ -55,10 +65,14 @@ const warm = await call(0);
 if (!warm.ok) {
   console.error("warm-up call failed:", JSON.stringify(warm.answer).slice(0, 500));
   child.kill("SIGTERM");
+  await local?.close();
   process.exit(1);
 }
+const idleMb = residentMb(child.pid);
 
 const latencies = [];
+const memory = [];
+const sampler = setInterval(() => memory.push(residentMb(child.pid) ?? 0), 100);
 let failures = 0;
 let issued = 0;
 const deadline = performance.now() + seconds * 1000;
@@ -74,17 +88,27 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - started) / 1000;
+clearInterval(sampler);
 child.kill("SIGTERM");
+await local?.close();
 
-latencies.sort((a, b) => a - b);
-const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-console.table({
-  [`${values.tool} over HTTP`]: {
-    clients,
-    calls: latencies.length + failures,
-    "calls/s": Math.round((latencies.length + failures) / elapsed),
-    "p50 ms": pct(50).toFixed(2),
-    "p99 ms": pct(99).toFixed(2),
-    failures,
+const rate = (latencies.length + failures) / elapsed;
+const where = local ? "zero-latency local upstream" : "in-process sandbox upstream (msw)";
+report(`${tool} over Streamable HTTP, ${clients} clients for ${fixed(elapsed, 1)} s, ${where}`, [
+  {
+    measure: "throughput",
+    value: `${fixed(rate)} calls/s`,
+    goal: `≥ ${GOAL_CALLS_PER_S} calls/s`,
+    met: rate >= GOAL_CALLS_PER_S,
   },
-});
+  { measure: "latency p50", value: `${fixed(percentile(latencies, 50), 2)} ms` },
+  { measure: "latency p99", value: `${fixed(percentile(latencies, 99), 2)} ms` },
+  {
+    measure: "calls / failures",
+    value: `${latencies.length + failures} / ${failures}`,
+    goal: "0 failures",
+    met: failures === 0,
+  },
+  { measure: "resident memory idle", value: `${fixed(idleMb, 1)} MB` },
+  { measure: "resident memory under load (peak)", value: `${fixed(Math.max(...memory), 1)} MB` },
+]);

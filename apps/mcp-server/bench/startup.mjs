@@ -1,79 +1,83 @@
 #!/usr/bin/env node
-// Cold start to the first tools/list over stdio, with every toolkit, and the catalogue a model is
-// shown (each tool's name, description and input schema), per toolkit and in total.
+// Cold start to the first tools/list over stdio with every toolkit (next to a bare SDK server
+// with as many tools), resident memory once idle, and the catalogue a model is shown (each tool's
+// name, description and input schema), per toolkit and in total.
 // Usage: node bench/startup.mjs [--runs 15]
-import { spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { fixed, median, report, residentMb, stdioServer } from "./lib.mjs";
 
-const { values } = parseArgs({
-  options: { runs: { type: "string", default: "15" }, sandbox: { type: "boolean" } },
-});
-const extraArgs = values.sandbox ? ["--sandbox"] : [];
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-const messages = [
+const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
+const RUNS = Number(values.runs);
+const COLD_START_GOAL_MS = 300;
+const CATALOGUE_GOAL_BYTES = 100_000;
+const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+
+/** Spawn to the tools/list answer, in ms; also the tools and the server's idle memory. */
+async function coldStart(script) {
+  const started = performance.now();
+  const server = stdioServer([], {}, script);
+  await server.initialize();
+  const { result } = await server.request("tools/list");
+  const ms = performance.now() - started;
+  await sleep(200);
+  const idleMb = residentMb(server.child.pid);
+  await server.stop();
+  return { ms, tools: result.tools, idleMb };
+}
+
+async function runs(script) {
+  const all = [];
+  for (let i = 0; i < RUNS; i++) all.push(await coldStart(script));
+  return {
+    ms: all.map((run) => run.ms),
+    tools: all[0]?.tools ?? [],
+    idleMb: median(all.map((run) => run.idleMb ?? 0)),
+  };
+}
+
+const bare = await runs(BARE);
+const full = await runs(undefined);
+const range = (ms) => `${fixed(Math.min(...ms))}–${fixed(Math.max(...ms))}`;
+report(`Cold start to the first tools/list over stdio (median of ${RUNS} runs)`, [
   {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+    measure: `toolkits-mcp, all toolkits (${full.tools.length} tools)`,
+    "median ms": fixed(median(full.ms)),
+    "range ms": range(full.ms),
+    goal: `≤ ${COLD_START_GOAL_MS}`,
+    met: median(full.ms) <= COLD_START_GOAL_MS,
   },
-  { jsonrpc: "2.0", method: "notifications/initialized" },
-  { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
-];
-
-/** Spawns the server, sends initialize + tools/list at once, resolves at the tools/list answer. */
-function coldStart() {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...extraArgs], { stdio: ["pipe", "pipe", "ignore"] });
-    let buffer = "";
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk;
-      for (const line of buffer.split("\n").slice(0, -1)) {
-        const message = JSON.parse(line);
-        if (message.id === 2) {
-          const ms = performance.now() - started;
-          child.kill("SIGTERM");
-          resolve({ ms, tools: message.result.tools });
-        }
-      }
-      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
-    });
-    child.once("error", reject);
-    child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
-  });
-}
-
-const runs = [];
-let tools = [];
-for (let i = 0; i < Number(values.runs); i++) {
-  const result = await coldStart();
-  runs.push(result.ms);
-  tools = result.tools;
-}
-runs.sort((a, b) => a - b);
-console.log(`Cold start to tools/list over stdio (${tools.length} tools, ${runs.length} runs)`);
-console.table({
-  ms: {
-    min: runs[0].toFixed(0),
-    median: runs[Math.floor(runs.length / 2)].toFixed(0),
-    max: runs[runs.length - 1].toFixed(0),
-    goal: "≤ 300 median",
+  {
+    measure: `bare SDK server (${bare.tools.length} small tools)`,
+    "median ms": fixed(median(bare.ms)),
+    "range ms": range(bare.ms),
   },
-});
+]);
+
+report("Resident memory once idle after tools/list (stdio)", [
+  { measure: "toolkits-mcp, all toolkits", MB: fixed(full.idleMb, 1) },
+  { measure: "bare SDK server", MB: fixed(bare.idleMb, 1) },
+]);
 
 const bytes = (tool) =>
   Buffer.byteLength(
     JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }),
   );
-const perToolkit = {};
-for (const tool of tools) {
+const perToolkit = new Map();
+for (const tool of full.tools) {
   const prefix = tool.name.split(".")[0];
-  perToolkit[prefix] ??= { tools: 0, bytes: 0 };
-  perToolkit[prefix].tools++;
-  perToolkit[prefix].bytes += bytes(tool);
+  const row = perToolkit.get(prefix) ?? { tools: 0, bytes: 0 };
+  perToolkit.set(prefix, { tools: row.tools + 1, bytes: row.bytes + bytes(tool) });
 }
-const total = Object.values(perToolkit).reduce((sum, row) => sum + row.bytes, 0);
-console.log("Catalogue as a model is shown it (name + description + input schema)");
-console.table({ ...perToolkit, total: { tools: tools.length, bytes: total, goal: "≤ 100000" } });
+const total = [...perToolkit.values()].reduce((sum, row) => sum + row.bytes, 0);
+report("Catalogue as a model is shown it (name, description and input schema per tool)", [
+  ...[...perToolkit].map(([prefix, row]) => ({ measure: prefix, ...row })),
+  {
+    measure: "total",
+    tools: full.tools.length,
+    bytes: total,
+    goal: `≤ ${CATALOGUE_GOAL_BYTES}`,
+    met: total <= CATALOGUE_GOAL_BYTES,
+  },
+]);

@@ -1,0 +1,103 @@
+// Shared pieces of the benchmarks: a bare JSON-RPC client for the built server over stdio,
+// statistics, resident memory of a process and tables that print each figure next to its goal.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The built binary. */
+export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+
+const INITIALIZE = {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "bench", version: "0" },
+};
+
+/**
+ * Starts `node <script> …args` as an MCP server over stdio and talks JSON-RPC to it line by line,
+ * with no SDK on the client side, so measured times are the server's (plus the pipe).
+ */
+export function stdioServer(args = [], env = {}, script = CLI) {
+  const child = spawn(process.execPath, [script, ...args], {
+    stdio: ["pipe", "pipe", "ignore"],
+    env: { PATH: process.env.PATH, ...env },
+  });
+  const waiting = new Map();
+  let nextId = 1;
+  let buffer = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 1);
+      if (!line.trim()) continue;
+      const message = JSON.parse(line);
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const request = (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      waiting.set(id, resolve);
+      send({ jsonrpc: "2.0", id, method, params });
+    });
+  return {
+    child,
+    request,
+    /** initialize, then the initialized notification, as every client starts. */
+    async initialize() {
+      const answer = await request("initialize", INITIALIZE);
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      return answer;
+    },
+    /** tools/call; resolves with the JSON-RPC answer. */
+    callTool: (name, args) => request("tools/call", { name, arguments: args }),
+    stop() {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      });
+    },
+  };
+}
+
+/** The `p`th percentile (0–100) of `values`, by nearest rank. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+}
+
+export const median = (values) => percentile(values, 50);
+
+/** Resident set size of process `pid` in MB, from /proc (Linux); undefined elsewhere. */
+export function residentMb(pid) {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A number with `digits` decimals, for table cells. */
+export const fixed = (value, digits = 0) => (value === undefined ? "n/a" : value.toFixed(digits));
+
+/**
+ * Prints a titled table of rows `{ measure, value, goal?, met? }`: `met` is true, false or
+ * undefined (no goal), shown as ✓, ✗ or blank.
+ */
+export function report(title, rows) {
+  console.log(`\n${title}`);
+  console.table(
+    Object.fromEntries(
+      rows.map(({ measure, met, goal, ...rest }) => [
+        measure,
+        { ...rest, goal: goal ?? "", met: met === undefined ? "" : met ? "✓" : "✗" },
+      ]),
+    ),
+  );
+}
