@@ -12,7 +12,7 @@ import {
   type ToolClient,
 } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ENDPOINTS, MAX_RESULT_BYTES, marketingTools } from "../../src/index.js";
 import { SANDBOX_API_KEY } from "../../src/testing/index.js";
 import { useSandbox } from "../support/harness.js";
@@ -33,16 +33,17 @@ const ONCE = ENDPOINTS.filter((spec) => spec.mode || !spec.hints.idempotent).map
 const sandbox = useSandbox();
 let tools: ToolClient;
 
-beforeEach(async () => {
+// One connection for the file: listing 115 tools makes the client compile their output schemas.
+beforeAll(async () => {
   tools = await connectTools(
     marketingTools,
     envHost({ MARKETING_API_KEY: SANDBOX_API_KEY }, { maxResultBytes: SERVER_CAP }),
   );
 });
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await tools.close();
 });
+afterAll(() => tools.close());
 
 /** Every request to the App API gets `respond`'s answer from now on (`once`: only the next one). */
 const inject = (respond: (request: Request) => Response | Promise<Response>, once = false) =>

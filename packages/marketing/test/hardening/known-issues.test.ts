@@ -17,7 +17,7 @@ describe("reported bugs", () => {
     expect(sandbox.seen).toHaveLength(0);
   });
 
-  it.fails("refuses an Accept-Language value outside Latin-1 as invalid_input, sending nothing", async () => {
+  it.fails("refuses an Accept-Language value fetch cannot send (outside Latin-1) as invalid_input", async () => {
     const args = { customer_identifier: "svc_a3000001", accept_language: "ćeština" };
     expect(unsendableHeader("MarketingApi.GetSubscriptionPreferences", args)).toBe(true);
     const result = await call(await connect(), "GetSubscriptionPreferences", args);

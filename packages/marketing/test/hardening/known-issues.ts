@@ -22,11 +22,14 @@ export function uncheckedActivityType(tool: string, args: Record<string, unknown
   return typeof value === "string" && !ACTIVITY_TYPES.some((type) => type.test(value));
 }
 
-/** A header value fetch cannot send (outside Latin-1): the call fails as if the network had. */
+/**
+ * A header value fetch refuses to send (NUL, CR or LF, or a character outside Latin-1): the call
+ * fails as if the network had.
+ */
 export function unsendableHeader(tool: string, args: Record<string, unknown>): boolean {
   return (
     tool === "MarketingApi.GetSubscriptionPreferences" &&
-    /[^\0-\xff]/.test(String(args.accept_language ?? ""))
+    /[\0\n\r]|[^\0-\xff]/.test(String(args.accept_language ?? ""))
   );
 }
 
