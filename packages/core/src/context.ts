@@ -62,7 +62,7 @@ export function createContext(host: Host, scope: CallScope = {}): ToolContext {
   return {
     async accessToken(provider, scopes) {
       const value = await host.tokens(provider, scopes);
-      if (!value) throw missing({ kind: "token", provider }, `No access token for ${provider}`);
+      if (!value) throw missing({ kind: "token", provider }, `An access token for ${provider}`);
       return new Secret(accessTokenVariable(provider), value);
     },
     async optionalAccessToken(provider, scopes) {

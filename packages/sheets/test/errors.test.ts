@@ -59,7 +59,7 @@ describe("access errors", () => {
       spreadsheet_id: QUARTERLY,
     });
     expect(none.text).toBe(
-      "unauthenticated: No access token for google is not configured. Set GOOGLE_ACCESS_TOKEN to an OAuth access token for google and restart the server.",
+      "unauthenticated: An access token for google is not configured. Set GOOGLE_ACCESS_TOKEN to an OAuth access token for google and restart the server.",
     );
     expect(box.count).toBe(before);
   });
