@@ -64,11 +64,6 @@ export class LeakScan {
     if (value.length >= SHORTEST_WATCHED) this.#watched.add(value);
   }
 
-  /** The values given explicitly. */
-  get watched(): readonly string[] {
-    return [...this.#watched];
-  }
-
   /** Records a leak for each watched or wrapped secret value in `text`. */
   check(where: string, text: string): void {
     for (const value of this.#watched) {

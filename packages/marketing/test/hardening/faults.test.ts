@@ -9,6 +9,7 @@ import {
   malformedJson,
   RATE_LIMITS,
   RETRIES,
+  SANDBOX_CREDENTIALS,
   type ToolClient,
 } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
@@ -185,4 +186,8 @@ it("never shows the key an upstream echoes back in its error", async () => {
   const result = await tools.call(READ.name, READ.args);
   expect(result.text).toMatch(/^invalid_input: .*Malformed header: Bearer \[redacted\]/);
   expect(result.text).not.toContain(SANDBOX_API_KEY);
+});
+
+it("runs under the suite's leak scan, which watches the sandbox's key", () => {
+  expect(SANDBOX_CREDENTIALS).toContain(SANDBOX_API_KEY);
 });

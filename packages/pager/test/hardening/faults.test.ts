@@ -9,6 +9,7 @@ import {
   malformedJson,
   RATE_LIMITS,
   RETRIES,
+  SANDBOX_CREDENTIALS,
   type ToolClient,
 } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
@@ -203,4 +204,8 @@ it("never shows the credential an upstream echoes back in its error", async () =
     "invalid_input: GET /incidents failed with HTTP 400: Malformed header: Bearer [redacted].",
   );
   expect(result.text).not.toContain(SANDBOX_TOKEN);
+});
+
+it("runs under the suite's leak scan, which watches the sandbox's credential", () => {
+  expect(SANDBOX_CREDENTIALS).toContain(SANDBOX_TOKEN);
 });

@@ -8,6 +8,7 @@ import {
   malformedJson,
   RATE_LIMITS,
   RETRIES,
+  SANDBOX_CREDENTIALS,
   type ToolClient,
 } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
@@ -212,4 +213,8 @@ it("never shows the credential an upstream echoes back in its error", async () =
   const result = await tools.call(READ.name, READ.args);
   expect(result.text).toMatch(/^invalid_input: .*Malformed header: Bearer \[redacted\]/);
   expect(result.text).not.toContain(SANDBOX_TOKEN);
+});
+
+it("runs under the suite's leak scan, which watches the sandbox's credential", () => {
+  expect(SANDBOX_CREDENTIALS).toContain(SANDBOX_TOKEN);
 });
