@@ -79,7 +79,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-describe("the published packages, installed from their tarballs", () => {
+describe("the published packages, installed from their tarballs", { timeout: 120_000 }, () => {
   it("type-check a consumer that builds an agent tool set from a toolkit, and run one tool on its sandbox", () => {
     run([...PNPM, "exec", "tsc", "-p", "tsconfig.json"]);
     const output = JSON.parse(run([process.execPath, "out/consumer.js"]));

@@ -109,6 +109,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         ...options.headers,
         ...request.headers,
       };
+      assertSendableHeaders(request.headers ?? {});
       if (options.authorization) headers.authorization = await options.authorization();
       if (request.body !== undefined) headers["content-type"] = "application/json";
       const started = Date.now();
@@ -130,7 +131,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             delay: (attempt) => policy.backoffMs * 2 ** (attempt - 1),
             backoffLimit: policy.maxBackoffMs,
             jitter: true,
-            shouldRetry: ({ error }) => shouldRetry(error, idempotent, policy, Date.now() - started),
+            shouldRetry: ({ error }) =>
+              request.signal?.aborted ? false : shouldRetry(error, idempotent, policy, Date.now() - started),
           },
         });
       } catch (error) {
@@ -206,6 +208,24 @@ export function expandPath(template: string, params: Readonly<Record<string, str
   });
 }
 
+/** Header values fetch can send: Latin-1 without NUL, CR or LF. */
+const SENDABLE_HEADER = /^[^\0\r\n\u0100-\uffff]*$/;
+
+/**
+ * @throws ToolError `invalid_input` naming a request header whose value fetch would refuse, so the
+ * refusal is not mistaken for a network failure (nothing is sent).
+ */
+function assertSendableHeaders(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SENDABLE_HEADER.test(value)) {
+      throw new ToolError(
+        "invalid_input",
+        `The ${name} header cannot carry ${JSON.stringify(value)}: use Latin-1 characters without line breaks.`,
+      );
+    }
+  }
+}
+
 function queryString(query: HttpRequest["query"]): string {
   if (!query) return "";
   const params = new URLSearchParams();
@@ -249,6 +269,10 @@ async function failure(
   advise: HttpClientOptions["advise"],
 ): Promise<ToolError> {
   if (error instanceof ToolError) return error;
+  // A cancelled call's fetch rejects with whatever reason the caller gave, not always an AbortError.
+  if (request.signal?.aborted || isAbort(error)) {
+    return new ToolError("timeout", `${request.method} ${request.path} was cancelled.`, { retryable: false });
+  }
   if (isHttpError(error)) {
     const { status, headers } = error.response;
     const kind = kindForStatus(status);
@@ -266,9 +290,6 @@ async function failure(
     return new ToolError("timeout", `${request.method} ${request.path} timed out.${outcome}`, {
       retryable: idempotent,
     });
-  }
-  if (isAbort(error)) {
-    return new ToolError("timeout", `${request.method} ${request.path} was cancelled.`, { retryable: false });
   }
   const reason =
     error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";

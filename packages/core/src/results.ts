@@ -34,9 +34,10 @@ const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(
 const MAX_STRING_WHEN_CUT = 200;
 
 /**
- * Caps a result's JSON size at `maxBytes`. When it is larger, items are removed from the end of
- * its largest array (repeatedly, up to the whole array) and then long strings are shortened;
- * the result gains `truncated: true` and `truncation: {field, omitted, note}` so the cut is never silent.
+ * Caps a result's JSON size at `maxBytes`. When it is larger, items are removed from the end of its
+ * largest array, then of the next largest while it is still too big, and long strings are
+ * shortened last; the result gains `truncated: true` and `truncation: {field, omitted, note}`
+ * (fields cut, comma-separated; items omitted in all) so the cut is never silent.
  */
 export function capResult<T extends Record<string, unknown>>(
   result: T,
@@ -44,32 +45,61 @@ export function capResult<T extends Record<string, unknown>>(
   hint: TruncationHint = defaultHint,
 ): T & { truncated?: true; truncation?: Truncation } {
   if (byteLength(result) <= maxBytes) return result;
-  const marker = (field: string, omitted: number, kept: number) => ({
-    truncated: true as const,
+  const cuts: { path: string; omitted: number; kept: number }[] = [];
+  const marked = (value: Record<string, unknown>) => ({
+    ...value,
+    ...truncationMarker(cuts, maxBytes, hint),
+  });
+  let current: Record<string, unknown> = result;
+  while (byteLength(marked(current)) > maxBytes) {
+    const target = largestArray(current, "");
+    if (!target || target.items.length === 0) break;
+    const { path, items } = target;
+    const fits = (kept: number) => {
+      const trial = [...cuts, { path, omitted: items.length - kept, kept }];
+      return (
+        byteLength({
+          ...withArray(current, path, items.slice(0, kept)),
+          ...truncationMarker(trial, maxBytes, hint),
+        }) <= maxBytes
+      );
+    };
+    const kept = largestPassing(items.length - 1, fits);
+    cuts.push({ path, omitted: items.length - kept, kept });
+    current = withArray(current, path, items.slice(0, kept));
+  }
+  const out = marked(current) as T & { truncated: true; truncation: Truncation };
+  return byteLength(out) <= maxBytes ? out : shortenStrings(out);
+}
+
+function truncationMarker(
+  cuts: readonly { path: string; omitted: number; kept: number }[],
+  maxBytes: number,
+  hint: TruncationHint,
+): { truncated: true; truncation: Truncation } {
+  const [first] = cuts;
+  const field = cuts.length ? cuts.map((cut) => cut.path).join(", ") : "strings";
+  const omitted = cuts.reduce((sum, cut) => sum + cut.omitted, 0);
+  return {
+    truncated: true,
     truncation: {
       field,
       omitted,
-      note: `Result exceeded ${maxBytes} bytes; ${omitted} item(s) of ${field} omitted. ${hint(field, kept)}`,
+      note: `Result exceeded ${maxBytes} bytes; ${omitted} item(s) of ${field} omitted. ${hint(first?.path ?? field, first?.kept ?? 0)}`,
     },
-  });
-  const target = largestArray(result, "");
-  if (target && target.items.length > 0) {
-    const { path, items } = target;
-    let low = 0;
-    let high = items.length - 1;
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      const candidate = {
-        ...withArray(result, path, items.slice(0, mid)),
-        ...marker(path, items.length - mid, mid),
-      };
-      if (byteLength(candidate) <= maxBytes) low = mid;
-      else high = mid - 1;
-    }
-    const cut = { ...withArray(result, path, items.slice(0, low)), ...marker(path, items.length - low, low) };
-    return byteLength(cut) <= maxBytes ? (cut as T) : shortenStrings(cut as T);
+  };
+}
+
+/** The largest n in 0..max for which `passes(n)` holds, assuming it holds up to some point; 0 if none. */
+function largestPassing(max: number, passes: (n: number) => boolean): number {
+  let low = 0;
+  let high = max;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (passes(mid)) low = mid;
+    else high = mid - 1;
   }
-  return shortenStrings({ ...result, ...marker("strings", 0, 0) });
+  return low;
 }
 
 function shortenStrings<T>(value: T): T {

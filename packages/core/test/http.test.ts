@@ -138,6 +138,25 @@ describe("retry policy", () => {
     expect(error.kind).toBe("timeout");
   });
 
+  it("reports a call cancelled with any reason as cancelled, without retrying", async () => {
+    server.use(http.get(`${BASE}/thing`, async () => new Promise<Response>(() => {})));
+    const controller = new AbortController();
+    const pending = client().request({ method: "GET", path: "/thing", signal: controller.signal });
+    setTimeout(() => controller.abort("the user pressed stop"), 20);
+    const error = await failure(pending);
+    expect(error.toText()).toBe("timeout: GET /thing was cancelled.");
+    expect(seen).toHaveLength(1);
+  });
+
+  it("refuses a header value fetch cannot send, naming the header, before sending", async () => {
+    const error = await failure(
+      client().request({ method: "GET", path: "/thing", headers: { "accept-language": "čeština" } }),
+    );
+    expect(error.kind).toBe("invalid_input");
+    expect(error.message).toContain("The accept-language header cannot carry");
+    expect(seen).toHaveLength(0);
+  });
+
   it("parses both Retry-After forms and ratelimit-reset", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     expect(retryAfterMs(new Headers({ "retry-after": "7" }), now)).toBe(7_000);

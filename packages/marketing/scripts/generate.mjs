@@ -44,6 +44,13 @@ function valueSetFor(upstreamName, values) {
   return Object.keys(sets).find((name) => sets[name].join("|") === neutral);
 }
 
+/** A regular expression source matching exactly the values of `values`, `<placeholder>`s as digits. */
+function enumPattern(values) {
+  const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const alternatives = values.map((value) => literal(value).replace(/<\w+>/g, "\\d+"));
+  return `^(?:${alternatives.join("|")})$`;
+}
+
 const VERSION_ONLY = /^\*\*Version (\d) only\.\*\*/;
 
 function paramRow(tool, entry, upstream, spec, toolOverride) {
@@ -66,6 +73,9 @@ function paramRow(tool, entry, upstream, spec, toolOverride) {
   if (type === "string") {
     const set = entry.name ? valueSetFor(entry.name, schema.enum) : undefined;
     if (set) row.values = set;
+    // An upstream list with placeholders (`_o:<object_type_id>:create`) cannot be a JSON Schema
+    // enum; the handler checks it as a pattern instead.
+    else if (schema.enum?.some((value) => /<\w+>/.test(value))) row.pattern = enumPattern(schema.enum);
     if (entry.in === "path" && entry.name === "language") row.allowEmpty = true;
   }
   const describe = own.describe ?? overrides.paramDescriptions[entry.tool_param];

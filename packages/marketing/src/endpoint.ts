@@ -23,6 +23,8 @@ export interface ParamSpec {
   max?: number;
   /** Allowed values, by shared set. */
   values?: ValueSetName;
+  /** Allowed values as a regular expression source, for lists with placeholders (activity types). */
+  pattern?: string;
   describe?: string;
   /** An integer Unix timestamp in seconds. */
   timestamp?: boolean;

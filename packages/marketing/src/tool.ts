@@ -117,12 +117,30 @@ function checkRules(spec: EndpointSpec, input: Input): void {
   const problems = [
     ...spec.params.flatMap((param) => conditionProblem(param, input)),
     ...spec.params.flatMap((param) => pathProblem(param, input)),
+    ...spec.params.flatMap((param) => valueProblem(param, input)),
     ...periodProblem(spec, input),
     ...rangeProblem(spec, input),
   ];
   if (problems.length) {
     throw new ToolError("invalid_input", `Invalid arguments for ${spec.name}: ${problems.join("; ")}.`);
   }
+}
+
+/** Header values fetch can send: Latin-1 without NUL, CR or LF. */
+const SENDABLE_HEADER = /^[^\0\r\n\u0100-\uffff]*$/;
+
+function valueProblem(param: ParamSpec, input: Input): string[] {
+  const value = input[param.name];
+  if (typeof value !== "string") return [];
+  if (param.pattern && !new RegExp(param.pattern).test(value)) {
+    return [`${param.name} "${value}" is not a value the API takes here (see the tool description)`];
+  }
+  if (param.in === "header" && !SENDABLE_HEADER.test(value)) {
+    return [
+      `${param.name} must be Latin-1 text without line breaks (a language tag such as "fr" or "pt-BR")`,
+    ];
+  }
+  return [];
 }
 
 function conditionProblem(param: ParamSpec, input: Input): string[] {

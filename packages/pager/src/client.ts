@@ -180,23 +180,23 @@ export async function pagerClient(context: ToolContext, scopes: readonly string[
     send<T>(http, context.signal, path, id, query);
   const page = async <T>(path: string, key: string, query: object, id?: string): Promise<Page<T>> =>
     toPage<T>(await get<PdList & Record<string, unknown>>(path, id, query), key);
+  const one = async <T>(path: string, key: string, id?: string, query?: object): Promise<T> =>
+    field<T>(await get<Record<string, unknown>>(path, id, query), key);
   return {
     credentialKey: createHash("sha256").update(`${baseUrl}\n${authorization}`).digest("hex"),
-    me: async () => (await get<{ user: PdUser }>("/users/me", undefined, { include: ["teams"] })).user,
+    me: () => one<PdUser>("/users/me", "user", undefined, { include: ["teams"] }),
     incidents: (query) => page("/incidents", "incidents", query),
-    incident: async (id) => (await get<{ incident: PdIncident }>("/incidents/{id}", id)).incident,
+    incident: (id) => one<PdIncident>("/incidents/{id}", "incident", id),
     logEntries: (query) => page("/log_entries", "log_entries", query),
     escalationPolicies: (query) => page("/escalation_policies", "escalation_policies", query),
-    escalationPolicy: async (id) =>
-      (await get<{ escalation_policy: PdEscalationPolicy }>("/escalation_policies/{id}", id))
-        .escalation_policy,
+    escalationPolicy: (id) => one<PdEscalationPolicy>("/escalation_policies/{id}", "escalation_policy", id),
     services: (query) => page("/services", "services", query),
-    service: async (id) => (await get<{ service: PdService }>("/services/{id}", id)).service,
+    service: (id) => one<PdService>("/services/{id}", "service", id),
     schedules: (query) => page("/schedules", "schedules", query),
     onCalls: (query) => page("/oncalls", "oncalls", query),
     users: (query) => page("/users", "users", query),
     teams: (query) => page("/teams", "teams", query),
-    team: async (id) => (await get<{ team: PdTeam }>("/teams/{id}", id)).team,
+    team: (id) => one<PdTeam>("/teams/{id}", "team", id),
     teamMembers: (id, query) => page("/teams/{id}/members", "members", { ...query, include: ["users"] }, id),
   };
 }
@@ -231,6 +231,15 @@ function queryParams(query: object): Record<string, string | number | boolean | 
     } else out[name] = value;
   }
   return out;
+}
+
+/** The object a single-record answer wraps (`{"incident": {…}}`). */
+function field<T>(body: Record<string, unknown>, key: string): T {
+  const record = body[key];
+  if (record === null || typeof record !== "object" || Array.isArray(record)) {
+    throw new ToolError("upstream_error", `PagerDuty answered without the expected "${key}" object.`);
+  }
+  return record as T;
 }
 
 function toPage<T>(body: PdList & Record<string, unknown>, key: string): Page<T> {

@@ -79,11 +79,24 @@ export function pageParams(input: { limit: number; offset?: number | undefined }
   return { limit: input.limit, offset };
 }
 
+const DAY_MS = 86_400_000;
+/** PagerDuty's longest incident window, in days (6 months). */
+export const INCIDENT_WINDOW_DAYS = 183;
+
 /**
- * @throws ToolError `invalid_input` when `until` is not after `since`, before anything is sent.
+ * @throws ToolError `invalid_input` when `until` is not after `since`, or the window is longer
+ * than `maxDays`, before anything is sent.
  */
-export function checkWindow(since: string | undefined, until: string | undefined): void {
-  if (since && until && Date.parse(until) <= Date.parse(since)) {
+export function checkWindow(since: string | undefined, until: string | undefined, maxDays?: number): void {
+  if (!since || !until) return;
+  const span = Date.parse(until) - Date.parse(since);
+  if (span <= 0) {
     throw new ToolError("invalid_input", `until (${until}) must be later than since (${since}).`);
+  }
+  if (maxDays !== undefined && span > maxDays * DAY_MS) {
+    throw new ToolError(
+      "invalid_input",
+      `since to until spans ${Math.ceil(span / DAY_MS)} days; PagerDuty allows at most ${maxDays}. Narrow the window.`,
+    );
   }
 }

@@ -93,6 +93,10 @@ describe("Pager.ListIncidents", () => {
       { since: "2024-05-02T00:00:00Z", until: "2024-05-01T00:00:00Z" },
       /until \(2024-05-01T00:00:00Z\) must be later than since/,
     ],
+    [
+      { since: "2024-01-01T00:00:00Z", until: "2024-09-01T00:00:00Z" },
+      /since to until spans 244 days; PagerDuty allows at most 183/,
+    ],
     [{ offset: 9995 }, /offset \+ limit is 10005; PagerDuty serves at most the first 10000 records/],
     [{ offset: -1 }, /offset: .*0/],
   ])("refuses %j before sending anything", async (args, message) => {

@@ -145,8 +145,15 @@ export function googleClient(
     driveLibrary ??= import("@googleapis/drive");
     return (await driveLibrary).drive({ version: "v3", ...(rootUrl ? { rootUrl } : {}) });
   };
-  const send = <T>(operation: Operation, run: () => Promise<{ data: T }>): Promise<T> =>
-    withRetry(operation, policy, context.signal, async () => (await run()).data);
+  /** Runs a googleapis call; an answer that is not the expected JSON object is an upstream_error. */
+  const send = async <T>(
+    operation: Operation,
+    run: () => Promise<{ data: T }>,
+    valid: (data: T) => boolean = () => true,
+  ): Promise<T> => {
+    const data = await withRetry(operation, policy, context.signal, async () => (await run()).data);
+    return usable(data, valid, `Google ${operation.method}`);
+  };
 
   let www: HttpClient | undefined;
   const wwwClient = (): HttpClient => {
@@ -159,14 +166,22 @@ export function googleClient(
     });
     return www;
   };
-  const getWww = async <T>(path: string, query?: Record<string, string>): Promise<T> =>
-    (await wwwClient().request<T>({ method: "GET", path, query, signal: context.signal })).data as T;
+  const getWww = async <T>(
+    path: string,
+    query: Record<string, string> | undefined,
+    valid: (data: T) => boolean,
+  ): Promise<T> => {
+    const { data } = await wwwClient().request<T>({ method: "GET", path, query, signal: context.signal });
+    return usable(data, valid, `GET ${path}`);
+  };
 
   return {
     async spreadsheet(spreadsheetId) {
       const api = await sheetsApi();
-      const data = await send({ method: "spreadsheets.get", idempotent: true, spreadsheetId }, async () =>
-        api.spreadsheets.get({ spreadsheetId, fields: METADATA_FIELDS }, await methodOptions()),
+      const data = await send(
+        { method: "spreadsheets.get", idempotent: true, spreadsheetId },
+        async () => api.spreadsheets.get({ spreadsheetId, fields: METADATA_FIELDS }, await methodOptions()),
+        hasSpreadsheetId,
       );
       return spreadsheetInfo(data);
     },
@@ -183,8 +198,10 @@ export function googleClient(
         properties: { title },
         sheets: [{ properties: { title: "Sheet1", gridProperties: grid } }],
       };
-      const data = await send({ method: "spreadsheets.create", idempotent: false }, async () =>
-        api.spreadsheets.create({ fields: METADATA_FIELDS, requestBody }, await methodOptions()),
+      const data = await send(
+        { method: "spreadsheets.create", idempotent: false },
+        async () => api.spreadsheets.create({ fields: METADATA_FIELDS, requestBody }, await methodOptions()),
+        hasSpreadsheetId,
       );
       return spreadsheetInfo(data);
     },
@@ -235,13 +252,35 @@ export function googleClient(
     },
     async searchFiles(search) {
       const api = await driveApi();
-      return send({ method: "drive.files.list", idempotent: true }, async () =>
-        api.files.list({ ...search, fields: SEARCH_FIELDS }, await methodOptions()),
+      return send(
+        { method: "drive.files.list", idempotent: true },
+        async () => api.files.list({ ...search, fields: SEARCH_FIELDS }, await methodOptions()),
+        (data) => Array.isArray(data.files),
       );
     },
-    userInfo: () => getWww<UserInfo>("/oauth2/v2/userinfo"),
-    driveAbout: () => getWww<DriveAbout>("/drive/v3/about", { fields: USER_FIELDS }),
+    userInfo: () =>
+      getWww<UserInfo>(
+        "/oauth2/v2/userinfo",
+        undefined,
+        (data) => typeof (data.email ?? data.id) === "string",
+      ),
+    driveAbout: () => getWww<DriveAbout>("/drive/v3/about", { fields: USER_FIELDS }, () => true),
   };
+}
+
+const hasSpreadsheetId = (data: sheets_v4.Schema$Spreadsheet): boolean =>
+  typeof data.spreadsheetId === "string";
+
+/**
+ * `data` when it is a JSON object that passes `valid`.
+ * @throws ToolError `upstream_error` otherwise (malformed JSON, an empty body, another shape).
+ */
+function usable<T>(data: T | undefined, valid: (data: T) => boolean, call: string): T {
+  if (data !== null && typeof data === "object" && !Array.isArray(data) && valid(data)) return data;
+  throw new ToolError(
+    "upstream_error",
+    `${call} answered without the data it should carry; try again later.`,
+  );
 }
 
 function spreadsheetInfo(data: sheets_v4.Schema$Spreadsheet): SpreadsheetInfo {

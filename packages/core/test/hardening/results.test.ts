@@ -14,12 +14,13 @@ describe("capResult", () => {
     expect(capped).toMatchObject({ truncated: true, truncation: { field: "people" } });
   });
 
-  // Reported bug (packages/core/src/results.ts, capResult): only the largest array is cut; when
-  // a second large array remains (Customer.io's segment membership answers `ids` and
-  // `identifiers`, up to 30,000 each), the result stays far over the cap. Marked `.fails` until fixed.
-  it.fails("keeps a result with two large arrays under the cap", () => {
+  // Customer.io's segment membership answers `ids` and `identifiers`, up to 30,000 each.
+  it("keeps a result with two large arrays under the cap", () => {
     const ids = Array.from({ length: 20_000 }, (_, i) => `person-${i}`);
     const identifiers = ids.map((id) => ({ id, email: `${id}@example.com` }));
-    expect(bytes(capResult({ ids, identifiers }, 60_000))).toBeLessThanOrEqual(60_000);
+    const capped = capResult({ ids, identifiers }, 60_000);
+    expect(bytes(capped)).toBeLessThanOrEqual(60_000);
+    expect(capped.truncation?.field).toBe("identifiers, ids");
+    expect(capped.truncation?.omitted).toBe(40_000 - capped.ids.length - capped.identifiers.length);
   });
 });

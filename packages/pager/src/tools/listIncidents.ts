@@ -3,6 +3,7 @@ import { z } from "zod";
 import { pagerClient } from "../client.js";
 import {
   checkWindow,
+  INCIDENT_WINDOW_DAYS,
   idsParam,
   limitParam,
   offsetParam,
@@ -35,7 +36,7 @@ export const listIncidents = defineTool({
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(...scopes),
   async handler(input, context) {
-    checkWindow(input.since, input.until);
+    checkWindow(input.since, input.until, INCIDENT_WINDOW_DAYS);
     const page = pageParams(input);
     const client = await pagerClient(context, scopes);
     const incidents = await client.incidents({

@@ -84,17 +84,6 @@ it("retries a connection reset on the first attempt and succeeds", async () => {
   expect(incidentAttempts()).toBe(2);
 });
 
-// Reported bug: these tools read `body.user` / `.incident` / `.escalation_policy` / `.service`
-// without checking it is there (packages/pager/src/client.ts, pagerClient), so a 200 of another
-// shape crashes them ("Unexpected failure: Cannot read properties of undefined"). Marked `.fails`
-// until fixed; then the marker goes.
-const CRASH_ON_WRONG_SHAPE = new Set([
-  "Pager.WhoAmI",
-  "Pager.GetIncident",
-  "Pager.GetEscalationPolicy",
-  "Pager.GetService",
-]);
-
 describe.each(pagerToolkit.tools.map((tool) => tool.name))("%s", (name) => {
   it("answers malformed JSON and an empty 204 with upstream_error, never a crash", async () => {
     for (const respond of [malformedJson, emptyNoContent]) {
@@ -105,15 +94,12 @@ describe.each(pagerToolkit.tools.map((tool) => tool.name))("%s", (name) => {
     await keepsAnswering();
   });
 
-  (CRASH_ON_WRONG_SHAPE.has(name) ? it.fails : it)(
-    "answers a JSON body of the wrong shape with upstream_error, never a crash",
-    async () => {
-      inject(() => HttpResponse.json({ unexpected: true }));
-      const result = await tools.call(name, ARGS[name]);
-      expect(result.text).toMatch(/^upstream_error: /);
-      expect(result.text).not.toMatch(/Unexpected failure/);
-    },
-  );
+  it("answers a JSON body of the wrong shape with upstream_error, never a crash", async () => {
+    inject(() => HttpResponse.json({ unexpected: true }));
+    const result = await tools.call(name, ARGS[name]);
+    expect(result.text).toMatch(/^upstream_error: /);
+    expect(result.text).not.toMatch(/Unexpected failure/);
+  });
 });
 
 describe("a 10 MB body", () => {
@@ -177,11 +163,8 @@ describe("a hung upstream", () => {
     await keepsAnswering();
   });
 
-  // Reported bug: the MCP SDK aborts a cancelled call's signal with the client's reason (a string),
-  // fetch rejects with that string, and core's http client (failure() in packages/core/src/http.ts)
-  // recognises only errors named AbortError, so it reports upstream_unavailable, "could not reach
-  // the upstream. Retrying later may succeed." Marked `.fails` until fixed.
-  it.fails("reports a call the client cancelled as timeout: was cancelled", async () => {
+  // The MCP SDK aborts a cancelled call's signal with the client's reason (a string), not an AbortError.
+  it("reports a call the client cancelled as timeout: was cancelled", async () => {
     const outcomes: ToolOutcome[] = [];
     const stop = observeToolOutcomes((_, outcome) => outcomes.push(outcome));
     inject(() => hang());

@@ -117,29 +117,16 @@ const ODD_BODIES = [
   { body: "JSON of the wrong shape", respond: () => HttpResponse.json({ unexpected: true }) },
 ];
 
-// Reported bug: the Google client returns whatever gaxios parsed (a string for malformed JSON, ""
-// for a 204) and getWww returns an absent body as is (packages/sheets/src/client.ts), so these
-// tools answer an empty spreadsheet, an empty search or an empty user as a success, or crash.
-// Marked `.fails` until fixed; then the entries go.
-const KNOWN_BAD: Readonly<Record<string, readonly string[]>> = {
-  "Sheets.GetSpreadsheetMetadata": ["malformed JSON", "an empty 204", "JSON of the wrong shape"],
-  "Sheets.SearchSpreadsheets": ["malformed JSON", "an empty 204", "JSON of the wrong shape"],
-  "Sheets.WhoAmI": ["an empty 204", "JSON of the wrong shape"],
-};
-
 describe.each(CALLING)("%s", (name) => {
   for (const { body, respond } of ODD_BODIES) {
-    (KNOWN_BAD[name]?.includes(body) ? it.fails : it)(
-      `answers ${body} with an error, never a crash`,
-      async () => {
-        inject(() => respond());
-        const result = await tools.call(name, ARGS[name]);
-        expect(result.isError, result.text).toBe(true);
-        expect(result.text).toMatch(/^(upstream_error|not_found): /);
-        expect(result.text).not.toMatch(/Unexpected failure/);
-        await keepsAnswering();
-      },
-    );
+    it(`answers ${body} with an error, never a crash`, async () => {
+      inject(() => respond());
+      const result = await tools.call(name, ARGS[name]);
+      expect(result.isError, result.text).toBe(true);
+      expect(result.text).toMatch(/^(upstream_error|not_found): /);
+      expect(result.text).not.toMatch(/Unexpected failure/);
+      await keepsAnswering();
+    });
   }
 });
 
