@@ -3,7 +3,11 @@
 // One bundle instead of hundreds of modules roughly halves the cold start: Node's module loader,
 // not the code, dominated it. Heavy dependencies that load only on demand (msw for --sandbox, the
 // HTTP stack, pino, sign-in, Google's clients, ajv) stay external and are imported when first used.
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { toMcpTool } from "@toolkits/core/mcp";
+import { marketingToolkit } from "@toolkits/marketing";
+import { pagerToolkit } from "@toolkits/pager";
+import { sheetsToolkit } from "@toolkits/sheets";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -39,3 +43,7 @@ await build({
   logLevel: "warning",
 });
 chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);
+
+// The tools/list entries, converted from zod once here rather than at every start (see catalog.ts).
+const tools = [pagerToolkit, sheetsToolkit, marketingToolkit].flatMap((kit) => kit.tools.map(toMcpTool));
+writeFileSync(new URL("../dist/tools.json", import.meta.url), JSON.stringify(tools));

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createToolRegistry } from "@toolkits/core/mcp";
+import { prebuiltListing } from "./catalog.js";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
 import { parseCommand, usage } from "./options.js";
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
   if (!options.sandbox) await warnMissingCredentials(toolkits, host);
   // Built once: every request, over either transport, reads this registry.
-  const registry = createToolRegistry(tools, host);
+  const registry = createToolRegistry(tools, host, prebuiltListing());
   const pages = toolkitPages(toolkits);
   if (options.transport === "stdio") {
     if (pages) pagesUrl = await servePagesOnLoopback(pages);

@@ -33,12 +33,21 @@ export interface ToolRegistry {
   call(name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult>;
 }
 
-/** Builds the registry for `tools`, served with credentials and settings from `host`. */
-export function createToolRegistry(tools: readonly AnyToolDefinition[], host: Host): ToolRegistry {
+/**
+ * Builds the registry for `tools`, served with credentials and settings from `host`.
+ * @param prebuilt `tools/list` entries computed ahead of time (by `toMcpTool`, e.g. at build time),
+ *   by tool name; tools missing from it are converted now. Converting 138 tools' zod schemas to
+ *   JSON Schema takes tens of milliseconds, a large share of a server's cold start.
+ */
+export function createToolRegistry(
+  tools: readonly AnyToolDefinition[],
+  host: Host,
+  prebuilt: ReadonlyMap<string, Tool> = new Map(),
+): ToolRegistry {
   const definitions = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     definitions,
-    listing: tools.map(toMcpTool),
+    listing: tools.map((tool) => prebuilt.get(tool.name) ?? toMcpTool(tool)),
     async call(name, args, extra) {
       const tool = definitions.get(name);
       if (!tool) {
