@@ -183,7 +183,10 @@ export async function pagerClient(context: ToolContext, scopes: readonly string[
   const one = async <T>(path: string, key: string, id?: string, query?: object): Promise<T> =>
     field<T>(await get<Record<string, unknown>>(path, id, query), key);
   return {
-    credentialKey: createHash("sha256").update(`${baseUrl}\n${authorization}`).digest("hex"),
+    // Hashed only when SearchUsers needs its cache key, not on every call.
+    get credentialKey() {
+      return createHash("sha256").update(`${baseUrl}\n${authorization}`).digest("hex");
+    },
     me: () => one<PdUser>("/users/me", "user", undefined, { include: ["teams"] }),
     incidents: (query) => page("/incidents", "incidents", query),
     incident: (id) => one<PdIncident>("/incidents/{id}", "incident", id),

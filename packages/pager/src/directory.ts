@@ -53,9 +53,10 @@ export function forgetUserDirectories(): void {
 
 /** The cached directory for the client's credential, if it is still fresh. */
 export function cachedDirectory(client: PagerClient, now = Date.now()): Promise<UserDirectory> | undefined {
-  const entry = directories.get(client.credentialKey);
+  const key = client.credentialKey;
+  const entry = directories.get(key);
   if (entry && entry.expires > now) return entry.directory;
-  directories.delete(client.credentialKey);
+  directories.delete(key);
   return undefined;
 }
 
@@ -73,9 +74,10 @@ export function userDirectory(
   const directory = scanDirectory(client, progress);
   // Maps iterate in insertion order, so the first keys are the oldest.
   const excess = directories.size + 1 - MAX_CACHED_DIRECTORIES;
-  for (const key of [...directories.keys()].slice(0, Math.max(0, excess))) directories.delete(key);
-  directories.set(client.credentialKey, { expires: Date.now() + DIRECTORY_TTL_MS, directory });
-  directory.catch(() => directories.delete(client.credentialKey));
+  for (const old of [...directories.keys()].slice(0, Math.max(0, excess))) directories.delete(old);
+  const key = client.credentialKey;
+  directories.set(key, { expires: Date.now() + DIRECTORY_TTL_MS, directory });
+  directory.catch(() => directories.delete(key));
   return directory;
 }
 
