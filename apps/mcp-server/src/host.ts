@@ -8,6 +8,7 @@ import {
   type Toolkit,
   tokensFromEnv,
 } from "@toolkits/core";
+import { sandboxFetch } from "./sandbox-fetch.js";
 import { storedTokens } from "./signin/tokens.js";
 
 /** What every host of this server shares. */
@@ -41,24 +42,9 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
  * where the fakes answer, apply.
  */
 export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
-  const [{ getResponse }, sandboxes] = await Promise.all([
-    import("msw"),
-    Promise.all(toolkits.map((kit) => kit.sandbox())),
-  ]);
+  const sandboxes = await Promise.all(toolkits.map((kit) => kit.sandbox()));
   // biome-ignore lint/suspicious/noExplicitAny: core types sandbox handlers loosely so it needs no msw
-  const handlers = sandboxes.flatMap((box: Sandbox) => box.handlers as any[]);
-  // Every upstream client here goes through fetch, so answering fetch from the handlers is enough;
-  // it costs a fraction of msw's full interception, which matters for the load benchmark.
-  // Requests to hosts no toolkit fakes (a JWKS, say) still reach the network.
-  const faked = new Set(handlers.flatMap((handler) => originOf(handler.info?.path)));
-  const network = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const request = input instanceof Request && !init ? input : new Request(input, init);
-    if (!faked.has(new URL(request.url).origin)) return network(request);
-    const response = await getResponse(handlers, request);
-    if (!response) throw new TypeError(`The sandbox has no fake for ${request.method} ${request.url}`);
-    return response;
-  };
+  globalThis.fetch = await sandboxFetch(sandboxes.flatMap((box: Sandbox) => box.handlers as any[]));
   const merged = (
     pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined,
   ): Record<string, string> => Object.assign({}, ...sandboxes.map((box) => pick(box) ?? {}));
@@ -74,11 +60,6 @@ export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Pr
       maxResultBytes: options.maxResultBytes,
     },
   );
-}
-
-/** The origin of an msw handler's absolute URL pattern (`https://api.pagerduty.com/users/:id`). */
-function originOf(path: unknown): string[] {
-  return typeof path === "string" && /^https?:\/\//.test(path) ? [new URL(path).origin] : [];
 }
 
 function withPagesUrl(

@@ -2,7 +2,7 @@ import type { Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from "express";
@@ -66,19 +66,15 @@ export async function serveHttp(
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok", tools: registry.listing.length });
   });
-  const { pages } = options;
-  if (pages) {
-    // Pages read the request body, so /mcp (which express.json reads) never reaches them.
-    app.use((req, res, next) =>
-      req.path === "/mcp" ? next() : void pages(req, res).then((served) => served || next(), next),
-    );
-  }
   if (options.auth) mountAuth(app, options.auth, publicUrl);
   app.post("/mcp", express.json({ limit: options.maxBodyBytes }), mcpHandler(registry, options, logger));
   app.all("/mcp", (_req, res) => {
     res.set("Allow", "POST");
     rpcError(res, 405, "Method not allowed: this stateless server takes POST only.");
   });
+  // After /mcp, so tool calls never pass through the pages (which read bodies themselves).
+  const { pages } = options;
+  if (pages) app.use((req, res, next) => void pages(req, res).then((served) => served || next(), next));
   app.use(bodyErrors);
   return server;
 }
@@ -112,10 +108,21 @@ function mountAuth(app: express.Express, auth: HttpAuthConfig, publicUrl: string
   );
 }
 
+/** The request headers the MCP transport reads; the rest stay behind. */
+const TRANSPORT_HEADERS = [
+  "accept",
+  "content-type",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  "last-event-id",
+];
+
 function mcpHandler(registry: ToolRegistry, options: HttpOptions, logger: Logger): RequestHandler {
   return async (req, res) => {
     const server = createMcpServer(registry);
-    const transport = new StreamableHTTPServerTransport({
+    // The SDK's web-standard transport, fed directly: express has already parsed the body, and
+    // JSON responses need no streaming, so the Node adapter's per-request conversion is not needed.
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
@@ -134,7 +141,22 @@ function mcpHandler(registry: ToolRegistry, options: HttpOptions, logger: Logger
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      const headers = new Headers();
+      for (const name of TRANSPORT_HEADERS) {
+        const value = req.headers[name];
+        if (typeof value === "string") headers.set(name, value);
+      }
+      const request = new Request(`http://${req.headers.host ?? "localhost"}${req.originalUrl}`, {
+        method: req.method,
+        headers,
+      });
+      const response = await transport.handleRequest(request, { parsedBody: req.body, authInfo: req.auth });
+      if (res.headersSent) return;
+      res.status(response.status);
+      response.headers.forEach((value, name) => {
+        res.setHeader(name, value);
+      });
+      res.end(await response.text());
     } catch (error) {
       logger.error("MCP request failed", { error: error instanceof Error ? error.message : String(error) });
       if (!res.headersSent) rpcError(res, 500, "Internal error");
