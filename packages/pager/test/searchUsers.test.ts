@@ -102,6 +102,15 @@ describe("Pager.SearchUsers directory cache", () => {
     expect(pd.sent).toEqual([]);
   });
 
+  it("settles an exact name in a cached directory as the full fuzzy search would", async () => {
+    await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
+    const exact = await pd.call("Pager.SearchUsers", { query: "jordan costa" });
+    const fuzzy = await pd.call("Pager.SearchUsers", { query: "jordan costaa" });
+    expect(exact.data.searched).toBe("directory");
+    expect(matches(exact.data)[0]).toMatchObject({ id: "PU00001", confidence: 1 });
+    expect(matches(fuzzy.data)[0]).toMatchObject({ id: "PU00001" });
+  });
+
   it("keeps directories apart per credential", async () => {
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
     pd.sent.length = 0;
