@@ -136,6 +136,14 @@ describe("toolkits-mcp over Streamable HTTP", () => {
     );
   });
 
+  it("refuses a body that is not JSON with 400", async () => {
+    const response = await post({ authorization: `Bearer ${TOKEN}` }, "{not json");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "Request body is not valid JSON.",
+    );
+  });
+
   it("serves tools to the SDK client with a static token", async () => {
     const client = await connect(TOKEN);
     const { tools } = await client.listTools();
