@@ -2,6 +2,7 @@
 // Fails when a published package changed since the base branch without a changeset describing it.
 // The base is origin/main when the clone has it, else main; on the base itself nothing has changed.
 import { execFileSync } from "node:child_process";
+import { pnpmCommand } from "./workspace.mjs";
 
 const hasRef = (ref) => {
   try {
@@ -16,9 +17,8 @@ if (!base) {
   console.log("changesets: no main branch in this clone; nothing to compare against.");
   process.exit(0);
 }
-const pnpm = process.env.npm_execpath
-  ? [process.execPath, process.env.npm_execpath]
-  : ["npx", "-y", "pnpm@10.34.8"];
+const pnpm = pnpmCommand();
+
 try {
   execFileSync(pnpm[0], [...pnpm.slice(1), "exec", "changeset", "status", `--since=${base}`], {
     stdio: "inherit",

@@ -6,17 +6,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PUBLISHED_PACKAGES, pnpmCommand } from "./workspace.mjs";
 
-const PACKAGES = [
-  "packages/core",
-  "packages/pager",
-  "packages/sheets",
-  "packages/marketing",
-  "apps/mcp-server",
-];
-const pnpm = process.env.npm_execpath
-  ? [process.execPath, process.env.npm_execpath]
-  : ["npx", "-y", "pnpm@10.34.8"];
+const pnpm = pnpmCommand();
+
 /** Runs a command quietly; on failure prints what it said and rethrows. */
 function run(command, args, cwd) {
   try {
@@ -30,7 +23,7 @@ function run(command, args, cwd) {
 const out = mkdtempSync(join(tmpdir(), "toolkits-pack-"));
 let failed = 0;
 try {
-  for (const dir of PACKAGES) {
+  for (const dir of PUBLISHED_PACKAGES) {
     const before = new Set(readdirSync(out));
     run(pnpm[0], [...pnpm.slice(1), "pack", "--pack-destination", out], dir);
     const tarball = join(

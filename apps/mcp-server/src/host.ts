@@ -1,5 +1,6 @@
 import {
   assertCredentials,
+  createContext,
   envHost,
   type Host,
   type Logger,
@@ -78,7 +79,7 @@ export async function warnMissingCredentials(toolkits: Toolkit[], host: Host): P
     const first = kit.tools[0];
     if (!first) continue;
     try {
-      await assertCredentials(first.auth, host);
+      await assertCredentials(first.auth, createContext(host));
     } catch (error) {
       host.logger.warn(`${kit.title} tools are not configured and will answer unauthenticated.`, {
         toolkit: kit.id,

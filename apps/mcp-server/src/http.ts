@@ -40,7 +40,7 @@ export interface HttpOptions {
 const SHUTDOWN_GRACE_MS = 15_000;
 
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
-export const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.includes(host);
+const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.includes(host);
 
 function rpcError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });

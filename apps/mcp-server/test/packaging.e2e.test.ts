@@ -4,19 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PUBLISHED_PACKAGES, pnpmCommand } from "../../../scripts/workspace.mjs";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const PACKAGES = [
-  "packages/core",
-  "packages/pager",
-  "packages/sheets",
-  "packages/marketing",
-  "apps/mcp-server",
-];
-/** pnpm as the test runner was started with it, else fetched by npx (CI has only npm). */
-const PNPM = process.env.npm_execpath?.includes("pnpm")
-  ? [process.execPath, process.env.npm_execpath]
-  : ["npx", "-y", "pnpm@10.34.8"];
+const PNPM = pnpmCommand();
 
 const CONSUMER = `import { envHost } from "@toolkits/core";
 import { toFunctionTools } from "@toolkits/core/openai";
@@ -44,7 +35,8 @@ const run = (command: string[], cwd = project) =>
 /** Packs every package as published and installs the tarballs into a project outside the workspace. */
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "toolkits-consumer-"));
-  for (const dir of PACKAGES) run([...PNPM, "pack", "--pack-destination", project], join(ROOT, dir));
+  for (const dir of PUBLISHED_PACKAGES)
+    run([...PNPM, "pack", "--pack-destination", project], join(ROOT, dir));
   const tarballs = Object.fromEntries(
     readdirSync(project)
       .filter((file) => file.endsWith(".tgz"))

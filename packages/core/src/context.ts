@@ -53,29 +53,45 @@ export interface CallScope {
   progress?: (update: ProgressUpdate) => void;
 }
 
-/** Builds the per-call context a handler receives. */
+/**
+ * Builds the per-call context a handler receives. Each credential is looked up once per call, so
+ * the check before the handler and the handler's own request share one lookup (a token store read,
+ * a refresh).
+ */
 export function createContext(host: Host, scope: CallScope = {}): ToolContext {
+  const looked = new Map<string, Promise<string | undefined>>();
+  const once = (key: string, load: () => string | undefined | Promise<string | undefined>) => {
+    let value = looked.get(key);
+    if (!value) {
+      value = Promise.resolve().then(load);
+      looked.set(key, value);
+    }
+    return value;
+  };
+  const token = (provider: string, scopes: readonly string[]) =>
+    once(`token ${provider} ${scopes.join(" ")}`, () => host.tokens(provider, scopes));
+  const secret = (name: string) => once(`secret ${name}`, () => host.secrets(name));
   const missing = (what: MissingCredential, label: string) =>
     new ToolError("unauthenticated", `${label} is not configured. ${host.howToSupply(what)}`, {
       retryable: false,
     });
   return {
     async accessToken(provider, scopes) {
-      const value = await host.tokens(provider, scopes);
+      const value = await token(provider, scopes);
       if (!value) throw missing({ kind: "token", provider }, `An access token for ${provider}`);
       return new Secret(accessTokenVariable(provider), value);
     },
     async optionalAccessToken(provider, scopes) {
-      const value = await host.tokens(provider, scopes);
+      const value = await token(provider, scopes);
       return value ? new Secret(accessTokenVariable(provider), value) : undefined;
     },
     async secret(name) {
-      const value = await host.secrets(name);
+      const value = await secret(name);
       if (!value) throw missing({ kind: "secret", name }, `The secret ${name}`);
       return new Secret(name, value);
     },
     async optionalSecret(name) {
-      const value = await host.secrets(name);
+      const value = await secret(name);
       return value ? new Secret(name, value) : undefined;
     },
     setting: (name) => host.settings(name),
@@ -88,14 +104,13 @@ export function createContext(host: Host, scope: CallScope = {}): ToolContext {
 
 /**
  * Fails with `unauthenticated` before any upstream call when a credential the tool declares is
- * missing. An OAuth need is met by the token or by its alternative secret.
+ * missing from `context`. An OAuth need is met by the token or by its alternative secret.
  */
-export async function assertCredentials(auth: AuthRequirement, host: Host): Promise<void> {
-  const context = createContext(host);
+export async function assertCredentials(auth: AuthRequirement, context: ToolContext): Promise<void> {
   for (const name of auth.secrets ?? []) await context.secret(name);
   const oauth = auth.oauth;
   if (!oauth) return;
-  if (await host.tokens(oauth.provider, oauth.scopes)) return;
-  if (oauth.alternativeSecret && (await host.secrets(oauth.alternativeSecret))) return;
+  if (await context.optionalAccessToken(oauth.provider, oauth.scopes)) return;
+  if (oauth.alternativeSecret && (await context.optionalSecret(oauth.alternativeSecret))) return;
   await context.accessToken(oauth.provider, oauth.scopes);
 }

@@ -208,8 +208,8 @@ export function expandPath(template: string, params: Readonly<Record<string, str
   });
 }
 
-/** Header values fetch can send: Latin-1 without NUL, CR or LF. */
-const SENDABLE_HEADER = /^[^\0\r\n\u0100-\uffff]*$/;
+/** Whether fetch can send `value` as a header: Latin-1 without NUL, CR or LF. */
+export const isSendableHeaderValue = (value: string): boolean => /^[^\0\r\n\u0100-\uffff]*$/.test(value);
 
 /**
  * @throws ToolError `invalid_input` naming a request header whose value fetch would refuse, so the
@@ -217,7 +217,7 @@ const SENDABLE_HEADER = /^[^\0\r\n\u0100-\uffff]*$/;
  */
 function assertSendableHeaders(headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) {
-    if (!SENDABLE_HEADER.test(value)) {
+    if (!isSendableHeaderValue(value)) {
       throw new ToolError(
         "invalid_input",
         `The ${name} header cannot carry ${JSON.stringify(value)}: use Latin-1 characters without line breaks.`,

@@ -45,8 +45,9 @@ async function run(
 ): Promise<ToolOutcome> {
   try {
     const input = parseArguments(tool, args);
-    await assertCredentials(tool.auth, host);
-    const raw = await tool.handler(input, createContext(host, scope));
+    const context = createContext(host, scope);
+    await assertCredentials(tool.auth, context);
+    const raw = await tool.handler(input, context);
     const result = compact(raw) as Record<string, unknown>;
     return { ok: true, result: host.maxResultBytes ? capResult(result, host.maxResultBytes) : result };
   } catch (error) {

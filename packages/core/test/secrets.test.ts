@@ -96,6 +96,30 @@ describe("secret providers", () => {
     );
   });
 
+  it("look a credential up once per call, for the check and the handler alike", async () => {
+    let lookups = 0;
+    const tool = defineTool({
+      name: "Test.TokenTwice",
+      title: "Token twice",
+      description: "asks for its token twice",
+      input: z.object({}),
+      output: z.object({ same: z.boolean() }),
+      hints: READ_ONLY_HINTS,
+      auth: { oauth: { provider: "pager", scopes: ["read"] } },
+      async handler(_input, context) {
+        const first = await context.accessToken("pager", ["read"]);
+        const second = await context.accessToken("pager", ["read"]);
+        return { same: first.reveal() === second.reveal() };
+      },
+    });
+    const host = envHost({}, { tokens: () => `token-${++lookups}` });
+    const outcome = await invokeTool(tool, {}, host);
+    expect(outcome).toEqual({ ok: true, result: { same: true } });
+    expect(lookups).toBe(1);
+    await invokeTool(tool, {}, host);
+    expect(lookups).toBe(2);
+  });
+
   it("report a missing OAuth token naming the provider's variable, unless its alternative secret is set", async () => {
     const tool = defineTool({
       name: "Test.NeedsToken",

@@ -1,6 +1,7 @@
 import {
   type AnyToolDefinition,
   defineTool,
+  isSendableHeaderValue,
   offsetPageShape,
   ToolError,
   tokenPageShape,
@@ -135,16 +136,14 @@ function checkRules(spec: EndpointSpec, input: Input): void {
   }
 }
 
-/** Header values fetch can send: Latin-1 without NUL, CR or LF. */
-const SENDABLE_HEADER = /^[^\0\r\n\u0100-\uffff]*$/;
-
 function valueProblem(param: ParamSpec, input: Input): string[] {
   const value = input[param.name];
   if (typeof value !== "string") return [];
   if (param.pattern && !new RegExp(param.pattern).test(value)) {
     return [`${param.name} "${value}" is not a value the API takes here (see the tool description)`];
   }
-  if (param.in === "header" && !SENDABLE_HEADER.test(value)) {
+  // Core refuses it too but names only the header; this names the tool parameter.
+  if (param.in === "header" && !isSendableHeaderValue(value)) {
     return [
       `${param.name} must be Latin-1 text without line breaks (a language tag such as "fr" or "pt-BR")`,
     ];
