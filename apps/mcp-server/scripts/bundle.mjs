@@ -2,7 +2,7 @@
 // Builds the toolkits-mcp binary (dist/cli.js) and the demo (dist/demo.js) as ESM bundles.
 // One bundle instead of hundreds of modules roughly halves the cold start: Node's module loader,
 // not the code, dominated it. Heavy dependencies that load only on demand (msw for --sandbox, the
-// HTTP stack, pino, sign-in, Google's clients, ajv) stay external and are imported when first used.
+// auth stack, pino, sign-in, Google's clients, ajv) stay external and are imported when first used.
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { toMcpTool } from "@toolkits/core/mcp";
 import { marketingToolkit } from "@toolkits/marketing";
@@ -13,7 +13,6 @@ import { build } from "esbuild";
 const EXTERNAL = [
   "msw",
   "msw/*",
-  "express",
   "pino",
   "openid-client",
   "open",

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 
 /**
  * The `tools/list` entries the build prepared (`dist/tools.json`, written by scripts/bundle.mjs from

@@ -29,7 +29,12 @@ async function main(): Promise<void> {
   const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
   if (!options.sandbox) await warnMissingCredentials(toolkits, host);
   // Built once: every request, over either transport, reads this registry.
-  const registry = createToolRegistry(tools, host, prebuiltListing());
+  const registry = createToolRegistry(tools, host, {
+    names: options.toolNames,
+    catalog: options.catalog,
+    prebuilt: prebuiltListing(),
+    mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
+  });
   const pages = toolkitPages(toolkits);
   if (options.transport === "stdio") {
     if (pages) pagesUrl = await servePagesOnLoopback(pages);

@@ -1,41 +1,40 @@
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
-/** Calls the demo makes, in order; a call whose tool is not registered is skipped. */
+/** Calls the demo makes (names as the server serves them), in order; a call whose tool is not registered is skipped. */
 const CALLS: { tool: string; args: Record<string, unknown>; why: string }[] = [
-  { tool: "Pager.WhoAmI", args: {}, why: "who am I, and am I on call?" },
+  { tool: "Pager_WhoAmI", args: {}, why: "who am I, and am I on call?" },
   {
-    tool: "Pager.ListIncidents",
+    tool: "Pager_ListIncidents",
     args: { status: "triggered", urgency: "high", limit: 2 },
     why: "what is burning",
   },
   {
-    tool: "Pager.SearchUsers",
+    tool: "Pager_SearchUsers",
     args: { query: "jordan costa", auto_accept_matches: true },
     why: "fuzzy name search",
   },
-  { tool: "Pager.ListIncidents", args: { limit: 500 }, why: "an error: limit out of range" },
-  { tool: "Pager.GetIncident", args: { incident_id: "PNOSUCH" }, why: "an error: unknown id" },
+  { tool: "Pager_ListIncidents", args: { limit: 500 }, why: "an error: limit out of range" },
+  { tool: "Pager_GetIncident", args: { incident_id: "PNOSUCH" }, why: "an error: unknown id" },
   {
-    tool: "Sheets.SearchSpreadsheets",
+    tool: "Sheets_SearchSpreadsheets",
     args: { spreadsheet_contains: ["report"], limit: 2 },
     why: "find a spreadsheet",
   },
   {
-    tool: "Sheets.GetSpreadsheet",
+    tool: "Sheets_GetSpreadsheet",
     args: { spreadsheet_id: "quarterly-report-0", max_rows: 3, max_cols: 3 },
     why: "read a window of cells",
   },
-  { tool: "MarketingApi.GetAllSegments", args: {}, why: "list segments" },
+  { tool: "MarketingApi_GetAllSegments", args: {}, why: "list segments" },
   {
-    tool: "MarketingApi.CreateManualSegment",
+    tool: "MarketingApi_CreateManualSegment",
     args: { mode: "get_request_schema" },
     why: "a two-mode tool: ask for the body's schema first",
   },
   {
-    tool: "MarketingApi.CreateManualSegment",
+    tool: "MarketingApi_CreateManualSegment",
     args: { mode: "execute", request_body: JSON.stringify({ segment: { name: 42 } }) },
     why: "an error: the body breaks the schema, so nothing is sent",
   },
@@ -48,21 +47,21 @@ const MAX_SHOWN = 600;
  * tools and calls a few of them, including an error.
  */
 async function main(): Promise<void> {
-  const client = new Client({ name: "demo-agent", version: "1.0.0" });
+  const client = new Client({ name: "demo-agent", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [cli, "--sandbox"] }));
   const { tools } = await client.listTools();
   const counts = new Map<string, number>();
   for (const tool of tools) {
-    const prefix = tool.name.split(".")[0] ?? "";
+    const prefix = tool.name.split("_")[0] ?? "";
     counts.set(prefix, (counts.get(prefix) ?? 0) + 1);
   }
-  print(`# toolkits-mcp --sandbox: ${tools.length} tools`);
-  for (const [prefix, count] of counts) print(`  ${prefix}.*: ${count} tools`);
+  print(`# toolkits-mcp --sandbox: ${tools.length} tools (MCP ${client.getNegotiatedProtocolVersion()})`);
+  for (const [prefix, count] of counts) print(`  ${prefix}_*: ${count} tools`);
   const names = new Set(tools.map((tool) => tool.name));
   for (const call of CALLS.filter(({ tool }) => names.has(tool))) {
     print(`\n> ${call.tool} ${JSON.stringify(call.args)}   (${call.why})`);
-    const result = (await client.callTool({ name: call.tool, arguments: call.args })) as CallToolResult;
+    const result = await client.callTool({ name: call.tool, arguments: call.args });
     const text = result.content
       .map((part) => (part.type === "text" ? part.text : `[${part.type}]`))
       .join("\n");

@@ -1,7 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/provider.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { type AuthInfo, OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from "@modelcontextprotocol/server";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 
 /** How HTTP callers authenticate, from `MCP_HTTP_BEARER_TOKENS` and `MCP_OAUTH_*`. */
@@ -44,7 +42,7 @@ export function tokenVerifier(config: HttpAuthConfig): OAuthTokenVerifier {
       if (known.some((candidate) => timingSafeEqual(candidate, presented))) {
         return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS };
       }
-      if (!jwks || !config.oauth) throw new InvalidTokenError("Unknown bearer token");
+      if (!jwks || !config.oauth) throw new OAuthError(OAuthErrorCode.InvalidToken, "Unknown bearer token");
       try {
         const { payload } = await jwtVerify(token, jwks, {
           issuer: config.oauth.issuer,
@@ -59,7 +57,7 @@ export function tokenVerifier(config: HttpAuthConfig): OAuthTokenVerifier {
         };
       } catch (error) {
         const reason = error instanceof joseErrors.JOSEError ? error.code : "invalid token";
-        throw new InvalidTokenError(`Access token rejected (${reason})`);
+        throw new OAuthError(OAuthErrorCode.InvalidToken, `Access token rejected (${reason})`);
       }
     },
   };

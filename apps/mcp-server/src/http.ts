@@ -1,22 +1,20 @@
-import {
-  createServer,
-  type IncomingMessage,
-  type Server as NodeServer,
-  type ServerResponse,
-} from "node:http";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/provider.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import {
+  type AuthInfo,
+  bearerAuthChallengeResponse,
+  createMcpHandler,
+  localhostAllowedHostnames,
+  verifyBearerToken,
+} from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
-import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { authConfigFromEnv, type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
 import type { ServerOptions } from "./options.js";
-import type { PagesHandler } from "./pages.js";
-import { createMcpServer } from "./server.js";
+import { type Pages, pathOf } from "./pages.js";
+import { createServerFor } from "./server.js";
 
 export interface HttpOptions {
   host: string;
@@ -33,84 +31,216 @@ export interface HttpOptions {
   /** The server's externally visible base URL (behind a proxy); default: the bound address. */
   publicUrl?: string;
   /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
-  pages?: PagesHandler;
+  pages?: Pages;
 }
 
 /** Grace period for in-flight calls on shutdown, in milliseconds. */
 const SHUTDOWN_GRACE_MS = 15_000;
-
-const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1", "[::1]"];
-const isLoopback = (host: string): boolean => LOOPBACK_HOSTS.includes(host);
-
-function rpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
+const MCP_PATH = "/mcp";
+const METADATA_PATH = "/.well-known/oauth-protected-resource/mcp";
+const LOOPBACK_HOSTS = localhostAllowedHostnames();
+const isLoopback = (host: string): boolean => [...LOOPBACK_HOSTS, "::1"].includes(host);
 
 /**
- * Serves MCP over Streamable HTTP at `/mcp`: stateless, JSON responses, one cheap low-level server
- * per request over the registry built at start-up. `GET /healthz` answers without authentication.
+ * Serves MCP over Streamable HTTP at `/mcp` for every protocol revision the SDK speaks (2026-07-28
+ * and the 2025 revisions, told apart per request), stateless, with one cheap server per request
+ * over the registry built at start-up. Every request passes one admission path: Host, Origin, then
+ * by path `/healthz` (no authentication), the resource metadata, `/mcp` (bearer token, then body
+ * size, type and JSON) or a toolkit page; anything else is answered 404 without reading its body.
  * Resolves once listening; the returned server is for shutdown.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
-export async function serveHttp(
-  registry: ToolRegistry,
-  options: HttpOptions,
-  logger: Logger,
-): Promise<NodeServer> {
+export async function serveHttp(registry: ToolRegistry, options: HttpOptions, logger: Logger): Promise<NodeServer> {
   if (!isLoopback(options.host) && !options.auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
-  const app = express();
-  let toolCall: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
+  let admit: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async () => {};
   const server = createServer((req, res) => {
-    if (!toolCall) return void app(req, res);
-    toolCall(req, res).then(
-      (served) => served || app(req, res),
-      () => rpcError(res, 500, "Internal error"),
-    );
+    admit(req, res).catch((error: unknown) => {
+      logger.error("HTTP request failed", { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) rpcError(res, 500, "Internal error");
+    });
   });
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-  // Routes are added once the port is known, so the resource metadata can name the real URL.
-  const publicUrl = options.publicUrl ?? localUrl(server);
-  const hosts = [...LOOPBACK_HOSTS, ...options.allowedHosts];
-  // The toolkits' own pages post back from this server's origin.
-  const origins = [...options.allowedOrigins, new URL(publicUrl).origin];
-  const exchange = mcpExchange(registry, options, logger);
-  const verifier = options.auth && tokenVerifier(options.auth);
-  toolCall = fastToolCall({ hosts, origins, verifier, maxBodyBytes: options.maxBodyBytes }, exchange);
-  app.disable("x-powered-by");
-  app.use(hostHeaderValidation(hosts));
-  app.use(originValidation(origins));
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok", tools: registry.listing.length });
-  });
-  if (options.auth && verifier) mountAuth(app, options.auth, verifier, publicUrl);
-  app.post(
-    "/mcp",
-    express.json({ limit: options.maxBodyBytes }),
-    (req, res) => void exchange(req, res, req.body),
-  );
-  app.all("/mcp", (_req, res) => {
-    res.set("Allow", "POST");
-    rpcError(res, 405, "Method not allowed: this stateless server takes POST only.");
-  });
-  // After /mcp, so tool calls never pass through the pages (which read bodies themselves).
-  const { pages } = options;
-  if (pages) app.use((req, res, next) => void pages(req, res).then((served) => served || next(), next));
-  app.use(bodyErrors);
+  // The routes need the real port: the resource metadata and the pages' own origin name it.
+  admit = admission(registry, { ...options, publicUrl: options.publicUrl ?? localUrl(server) }, logger);
   return server;
 }
 
-function originValidation(allowed: string[]): RequestHandler {
-  return (req, res, next) => {
-    const origin = req.headers.origin;
-    if (!origin || allowed.includes(origin)) return next();
-    rpcError(res, 403, `Origin ${origin} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`);
+type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+function admission(registry: ToolRegistry, options: HttpOptions & { publicUrl: string }, logger: Logger): Admit {
+  const hosts = [...LOOPBACK_HOSTS, ...options.allowedHosts];
+  const origin = originRule(options);
+  const mcp = mcpEndpoint(registry, options, logger);
+  const metadata = JSON.stringify({
+    resource: `${options.publicUrl}${MCP_PATH}`,
+    authorization_servers: options.auth?.oauth ? [options.auth.oauth.issuer] : [],
+    bearer_methods_supported: ["header"],
+  });
+  return async (req, res) => {
+    const host = hostname(req.headers.host);
+    if (!host || !hosts.includes(host)) return rpcError(res, 403, `Invalid Host: ${host ?? req.headers.host ?? ""}`);
+    const browser = req.headers.origin;
+    if (browser && !origin(browser)) {
+      return rpcError(res, 403, `Origin ${browser} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`);
+    }
+    const path = pathOf(req);
+    if (path === MCP_PATH) return mcp(req, res);
+    if (path === "/healthz" && req.method === "GET") return json(res, 200, { status: "ok", tools: registry.listing.length });
+    if (path === METADATA_PATH && options.auth && req.method === "GET") return json(res, 200, metadata);
+    if (options.pages?.owns(path)) return options.pages.serve(req, res);
+    res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };
+}
+
+/**
+ * Which browser origins may call: those in MCP_ALLOWED_ORIGINS, the server's own (its pages post
+ * back to it) and, when bound to loopback, any loopback origin on any port.
+ */
+function originRule(options: HttpOptions & { publicUrl: string }): (origin: string) => boolean {
+  const exact = new Set([...options.allowedOrigins, new URL(options.publicUrl).origin]);
+  const loopback = isLoopback(options.host);
+  return (origin) => {
+    if (exact.has(origin)) return true;
+    if (!loopback) return false;
+    try {
+      return LOOPBACK_HOSTS.includes(new URL(origin).hostname);
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** `/mcp`: bearer token, then the body's size, type and JSON, then the SDK's handler. */
+function mcpEndpoint(registry: ToolRegistry, options: HttpOptions & { publicUrl: string }, logger: Logger): Admit {
+  const calls = new CallsInFlight();
+  const onerror = (error: Error) => logger.debug("MCP request refused", { error: error.message });
+  const handler = createMcpHandler(
+    ({ authInfo, requestInfo }) => createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
+    { onerror, maxRequestBodySize: options.maxBodyBytes },
+  );
+  const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: options.maxBodyBytes });
+  const verifier = options.auth && tokenVerifier(options.auth);
+  const resourceMetadataUrl = `${options.publicUrl}${METADATA_PATH}`;
+  return async (req: IncomingMessage & { auth?: AuthInfo }, res) => {
+    if (verifier) {
+      try {
+        req.auth = await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl });
+      } catch (error) {
+        return sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
+      }
+    }
+    let body: unknown;
+    if (req.method === "POST") {
+      const read = await readJson(req, options.maxBodyBytes);
+      if ("status" in read) return rpcError(res, read.status, read.message);
+      body = read.body;
+      const cancelled = cancelledRequestId(body);
+      if (cancelled !== undefined) calls.cancel(callerOf(req.auth), cancelled);
+    }
+    const timer = setTimeout(() => {
+      if (!res.headersSent) rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
+      else res.destroy();
+    }, options.requestTimeoutMs);
+    res.once("close", () => clearTimeout(timer));
+    await serve(req, res, body);
+  };
+}
+
+/**
+ * Tool calls in flight over HTTP by caller and JSON-RPC id. A 2025-era client cancels with a
+ * `notifications/cancelled` POST, which a stateless server receives apart from the call it names;
+ * this is how that POST reaches the call. A call also stops when its HTTP request goes away.
+ */
+class CallsInFlight {
+  private readonly calls = new Map<string, Set<AbortController>>();
+
+  tracking(registry: ToolRegistry, caller: string, requestSignal: AbortSignal | undefined): ToolRegistry {
+    return {
+      ...registry,
+      call: (name, args, extra) => {
+        const key = `${caller} ${String(extra.requestId)}`;
+        const controller = new AbortController();
+        const set = this.calls.get(key) ?? new Set();
+        this.calls.set(key, set.add(controller));
+        const signals = [extra.signal, controller.signal, ...(requestSignal ? [requestSignal] : [])];
+        return registry.call(name, args, { ...extra, signal: AbortSignal.any(signals) }).finally(() => {
+          set.delete(controller);
+          if (!set.size) this.calls.delete(key);
+        });
+      },
+    };
+  }
+
+  cancel(caller: string, requestId: string | number): void {
+    for (const controller of this.calls.get(`${caller} ${String(requestId)}`) ?? []) controller.abort();
+  }
+}
+
+/** Who is calling, as far as cancellation goes: a digest of the bearer token, or "" without one. */
+const callerOf = (auth: AuthInfo | undefined): string =>
+  auth ? createHash("sha256").update(auth.token).digest("base64url") : "";
+
+/** The id of the request a `notifications/cancelled` message names, if `body` is one. */
+function cancelledRequestId(body: unknown): string | number | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (message?.method !== "notifications/cancelled") return undefined;
+  const id = message.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+type ReadOutcome = { body: unknown } | { status: number; message: string };
+
+/** Reads a JSON body of at most `maxBytes`, refusing a larger one unread when its length is declared. */
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<ReadOutcome> {
+  const tooLarge = { status: 413, message: "Request body too large." };
+  if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
+    return { status: 415, message: "Content-Type must be application/json." };
+  }
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) return tooLarge;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    return { status: 400, message: "Request body is not valid JSON." };
+  }
+}
+
+/**
+ * The Host header's host name as URL parsing gives it (`[::1]` for IPv6), or undefined when it is
+ * not a plain `host[:port]` (user info such as `evil.example@127.0.0.1` included).
+ */
+function hostname(host: string | undefined): string | undefined {
+  if (!host || /[@/\\?#\s]/.test(host)) return undefined;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function rpcError(res: ServerResponse, status: number, message: string): void {
+  json(res, status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(typeof body === "string" ? body : JSON.stringify(body));
+}
+
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(Buffer.from(await response.arrayBuffer()));
 }
 
 /** The URL a local client reaches the bound server at, e.g. `http://127.0.0.1:3000`. */
@@ -118,156 +248,6 @@ export function localUrl(server: NodeServer): string {
   const { address, port } = server.address() as AddressInfo;
   return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
-
-function mountAuth(
-  app: express.Express,
-  auth: HttpAuthConfig,
-  verifier: OAuthTokenVerifier,
-  publicUrl: string,
-): void {
-  const metadataPath = "/.well-known/oauth-protected-resource/mcp";
-  app.get(metadataPath, (_req, res) => {
-    res.json({
-      resource: `${publicUrl}/mcp`,
-      authorization_servers: auth.oauth ? [auth.oauth.issuer] : [],
-      bearer_methods_supported: ["header"],
-    });
-  });
-  app.use("/mcp", requireBearerAuth({ verifier, resourceMetadataUrl: `${publicUrl}${metadataPath}` }));
-}
-
-/** The request headers the MCP transport reads; the rest stay behind. */
-const TRANSPORT_HEADERS = [
-  "accept",
-  "content-type",
-  "mcp-protocol-version",
-  "mcp-session-id",
-  "last-event-id",
-];
-
-/** Answers one MCP POST whose JSON body is already parsed; `req.auth` carries a verified token. */
-type Exchange = (
-  req: IncomingMessage & { auth?: AuthInfo },
-  res: ServerResponse,
-  body: unknown,
-) => Promise<void>;
-
-function mcpExchange(registry: ToolRegistry, options: HttpOptions, logger: Logger): Exchange {
-  return async (req, res, body) => {
-    const server = createMcpServer(registry);
-    // The SDK's web-standard transport, fed directly: the body is already parsed, and JSON
-    // responses need no streaming, so the Node adapter's per-request conversion is not needed.
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    const timer = setTimeout(() => {
-      if (!res.headersSent)
-        rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
-      void transport.close();
-    }, options.requestTimeoutMs);
-    res.on("close", () => {
-      clearTimeout(timer);
-      // A finished exchange leaves nothing open; closing only matters when the client went away
-      // mid-call, to abort the tool's upstream request (and it costs an error object per call).
-      if (res.writableFinished) return;
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      const headers = new Headers();
-      for (const name of TRANSPORT_HEADERS) {
-        const value = req.headers[name];
-        if (typeof value === "string") headers.set(name, value);
-      }
-      const request = new Request(`http://${req.headers.host ?? "localhost"}/mcp`, {
-        method: "POST",
-        headers,
-      });
-      const response = await transport.handleRequest(request, { parsedBody: body, authInfo: req.auth });
-      if (res.headersSent) return;
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(await response.text());
-    } catch (error) {
-      logger.error("MCP request failed", { error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) rpcError(res, 500, "Internal error");
-    }
-  };
-}
-
-interface FastPathRules {
-  hosts: readonly string[];
-  origins: readonly string[];
-  verifier?: OAuthTokenVerifier;
-  maxBodyBytes: number;
-}
-
-/**
- * The common case, a tool call that passes every check, answered without express, whose routing
- * and body parsing cost more CPU than the rest of the HTTP layer. Resolves false, with the request
- * untouched, for anything else (a foreign Host or Origin, a missing or bad token, a body without
- * Content-Length or over the limit, another path): express and the SDK's middleware then give the
- * full answer, 401 with `WWW-Authenticate` and 413 included.
- */
-function fastToolCall(rules: FastPathRules, exchange: Exchange) {
-  return async (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<boolean> => {
-    if (req.method !== "POST" || req.url !== "/mcp") return false;
-    if (!rules.hosts.includes(hostname(req.headers.host))) return false;
-    const origin = req.headers.origin;
-    if (origin && !rules.origins.includes(origin)) return false;
-    const length = Number(req.headers["content-length"]);
-    if (!Number.isInteger(length) || length > rules.maxBodyBytes) return false;
-    if (!String(req.headers["content-type"]).includes("application/json")) return false;
-    if (rules.verifier) {
-      const auth = await verifiedToken(rules.verifier, req.headers.authorization);
-      if (!auth) return false;
-      req.auth = auth;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    } catch {
-      rpcError(res, 400, "Request body is not valid JSON.");
-      return true;
-    }
-    await exchange(req, res, body);
-    return true;
-  };
-}
-
-/** The Host header's host name as URL parsing gives it (`[::1]` for IPv6), or "" when unusable. */
-function hostname(host: string | undefined): string {
-  try {
-    return host ? new URL(`http://${host}`).hostname : "";
-  } catch {
-    return "";
-  }
-}
-
-/** A token the verifier accepts and that has not expired, or undefined. */
-async function verifiedToken(
-  verifier: OAuthTokenVerifier,
-  header: string | undefined,
-): Promise<AuthInfo | undefined> {
-  const [scheme, token] = (header ?? "").split(" ");
-  if (scheme?.toLowerCase() !== "bearer" || !token) return undefined;
-  try {
-    const auth = await verifier.verifyAccessToken(token);
-    return typeof auth.expiresAt === "number" && auth.expiresAt > Date.now() / 1000 ? auth : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const bodyErrors: ErrorRequestHandler = (error, _req, res, next) => {
-  const status = (error as { status?: number }).status;
-  if (status === 413) return rpcError(res, 413, "Request body too large.");
-  if (status === 400) return rpcError(res, 400, "Request body is not valid JSON.");
-  next(error);
-};
 
 /**
  * Serves over HTTP with authentication from the environment until SIGTERM or SIGINT, then stops
@@ -280,7 +260,7 @@ export async function serveHttpUntilStopped(
   logger: Logger,
 ): Promise<string> {
   const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
-  logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}/mcp`, tools: registry.listing.length });
+  logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}${MCP_PATH}`, tools: registry.listing.length });
   const shutdown = (signal: string) => {
     logger.warn("shutting down: finishing in-flight requests", { signal });
     server.close(() => process.exit(0));

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { LogLevel } from "@toolkits/core";
+import { type LogLevel, TOOL_NAME_FORMS, type ToolNameForm } from "@toolkits/core";
 
 /** Everything the server can be told, from flags or their `MCP_*` environment equivalents. */
 export interface ServerOptions {
@@ -16,6 +16,10 @@ export interface ServerOptions {
   toolsets: string[];
   /** Register only tools whose readOnly hint is true. */
   readOnly: boolean;
+  /** How tool names are served: `underscore` (`Pager_WhoAmI`, default) or `dotted` (`Pager.WhoAmI`). */
+  toolNames: ToolNameForm;
+  /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
+  catalog: "full" | "search";
   /** Answer from each toolkit's built-in fake upstream; no credentials needed. */
   sandbox: boolean;
   /** Cap on one tool result's JSON size, in bytes. */
@@ -52,6 +56,16 @@ const FLAGS = {
   },
   toolsets: { type: "string", env: "MCP_TOOLSETS", help: "comma-separated areas, e.g. segments,broadcasts" },
   "read-only": { type: "boolean", env: "MCP_READ_ONLY", help: "register only read-only tools" },
+  "tool-names": {
+    type: "string",
+    env: "MCP_TOOL_NAMES",
+    help: "underscore (default: Pager_WhoAmI, accepted by every client) or dotted (Pager.WhoAmI)",
+  },
+  catalog: {
+    type: "string",
+    env: "MCP_CATALOG",
+    help: "full (default: list every tool) or search (list search_tools and call_tool only)",
+  },
   sandbox: {
     type: "boolean",
     env: "MCP_SANDBOX",
@@ -150,6 +164,8 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.en
       excludeTools: list("exclude-tools"),
       toolsets: list("toolsets"),
       readOnly: on("read-only"),
+      toolNames: oneOf("--tool-names", text("tool-names") ?? "underscore", TOOL_NAME_FORMS),
+      catalog: oneOf("--catalog", text("catalog") ?? "full", ["full", "search"] as const),
       sandbox: on("sandbox"),
       maxResultBytes: integer("--max-result-bytes", text("max-result-bytes") ?? "100000", 1_000, 100_000_000),
       logLevel: oneOf("--log-level", text("log-level") ?? "warn", [

@@ -2,49 +2,54 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Toolkit } from "@toolkits/core";
 
-/** Serves one request from the toolkits' pages; resolves false when none of them owns the path. */
-export type PagesHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+/** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
+export interface Pages {
+  /** Whether a toolkit's pages live under this path; nothing else is ever read by `serve`. */
+  owns(path: string): boolean;
+  /** Serves one request whose path `owns`; 404 when the owning toolkit has no such page. */
+  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
 
 /** Pages posted back by a browser are small forms; anything larger is refused unread. */
 const MAX_PAGE_BODY_BYTES = 1_000_000;
 
-/** The toolkits' web pages (e.g. the sheets file picker) as a node request handler, if any has pages. */
-export function toolkitPages(toolkits: Toolkit[]): PagesHandler | undefined {
-  const owners = toolkits.filter((kit) => kit.pages);
+/** The toolkits' pages, or undefined when no toolkit has any. */
+export function toolkitPages(toolkits: readonly Toolkit[]): Pages | undefined {
+  const owners = toolkits.filter((kit) => kit.pages && kit.pagesPath);
   if (!owners.length) return undefined;
-  return async (req, res) => {
-    const request = await toFetchRequest(req);
-    if (!request) {
-      res.writeHead(413).end();
-      return true;
-    }
-    for (const kit of owners) {
-      const response = await kit.pages?.(request);
-      if (!response) continue;
+  const ownerOf = (path: string) => owners.find((kit) => path.startsWith(kit.pagesPath ?? "\0"));
+  return {
+    owns: (path) => ownerOf(path) !== undefined,
+    async serve(req, res) {
+      const request = await toFetchRequest(req);
+      if (!request) return void res.writeHead(413).end();
+      const response = await ownerOf(new URL(request.url).pathname)?.pages?.(request);
+      if (!response) return void res.writeHead(404).end();
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
-      return true;
-    }
-    return false;
+    },
   };
 }
 
 /**
  * Serves the pages on an ephemeral loopback port, for the stdio transport, which has no HTTP
- * server of its own. Resolves to the base URL, e.g. `http://127.0.0.1:41234`.
+ * server of its own. Only the loopback address is accepted as `Host`, so a page elsewhere cannot
+ * reach it through DNS rebinding. Resolves to the base URL, e.g. `http://127.0.0.1:41234`.
  */
-export async function servePagesOnLoopback(pages: PagesHandler): Promise<string> {
+export async function servePagesOnLoopback(pages: Pages): Promise<string> {
+  let expectedHost = "";
   const server = createServer((req, res) => {
-    pages(req, res)
-      .then((served) => {
-        if (!served) res.writeHead(404).end();
-      })
-      .catch(() => res.writeHead(500).end());
+    if (req.headers.host !== expectedHost || !pages.owns(pathOf(req))) return void res.writeHead(404).end();
+    pages.serve(req, res).catch(() => res.writeHead(500).end());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   server.unref();
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  expectedHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `http://${expectedHost}`;
 }
+
+/** The request's path without its query. */
+export const pathOf = (req: IncomingMessage): string => (req.url ?? "/").split("?", 1)[0] ?? "/";
 
 async function toFetchRequest(req: IncomingMessage): Promise<Request | undefined> {
   const url = `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`;
@@ -53,6 +58,7 @@ async function toFetchRequest(req: IncomingMessage): Promise<Request | undefined
     if (typeof value === "string") headers.set(name, value);
   }
   if (req.method === "GET" || req.method === "HEAD") return new Request(url, { method: req.method, headers });
+  if (Number(req.headers["content-length"] ?? 0) > MAX_PAGE_BODY_BYTES) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -1,30 +1,21 @@
 import { readFileSync } from "node:fs";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { registerTools, type ToolRegistry } from "@toolkits/core/mcp";
+import { createMcpServer, type ToolRegistry } from "@toolkits/core/mcp";
 
-/** This package's version, shown by `--version` and in the MCP `initialize` answer. */
+/** This package's version, shown by `--version` and in the MCP server info. */
 export const VERSION: string = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ).version;
 
-let sharedValidator: AjvJsonSchemaValidator | undefined;
-
 /**
- * A low-level MCP server answering from a prebuilt registry. Cheap to create, so the HTTP
- * transport makes one per request without re-registering any tool.
+ * A low-level MCP server answering from a prebuilt registry, for any protocol revision. Cheap to
+ * create, so the HTTP transport makes one per request without re-registering any tool.
  */
-export function createMcpServer(registry: ToolRegistry): Server {
-  // One validator for every server: the SDK would otherwise compile a fresh Ajv per request.
-  sharedValidator ??= new AjvJsonSchemaValidator();
-  const server = new Server(
-    { name: "toolkits-mcp", version: VERSION },
-    {
-      jsonSchemaValidator: sharedValidator,
-      instructions:
-        "Tools for incident management (Pager.*), spreadsheets (Sheets.*) and marketing messaging (MarketingApi.*).",
-    },
-  );
-  registerTools(server, registry);
-  return server;
+export function createServerFor(registry: ToolRegistry): ReturnType<typeof createMcpServer> {
+  const separator = registry.names.form === "dotted" ? "." : "_";
+  const prefix = (toolkit: string) => `${toolkit}${separator}*`;
+  return createMcpServer(registry, {
+    name: "toolkits-mcp",
+    version: VERSION,
+    instructions: `Tools for incident management (${prefix("Pager")}), spreadsheets (${prefix("Sheets")}) and marketing messaging (${prefix("MarketingApi")}).`,
+  });
 }

@@ -4,6 +4,7 @@ export * from "./errors.js";
 export * from "./http.js";
 export * from "./invoke.js";
 export * from "./logger.js";
+export * from "./names.js";
 export * from "./pagination.js";
 export * from "./results.js";
 export * from "./secrets.js";

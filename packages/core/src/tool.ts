@@ -128,9 +128,11 @@ export interface Toolkit {
   /** Loads the toolkit's fake upstream; imported lazily so normal runs never load msw. */
   sandbox(): Promise<Sandbox>;
   /**
-   * Web pages the toolkit serves to the user's browser (e.g. a file picker), fetch-style.
-   * Resolves `undefined` for paths that are not its own. The host serves them outside MCP
-   * authentication at the base URL it gives tools as the `TOOLKITS_PUBLIC_URL` setting.
+   * Web pages the toolkit serves to the user's browser (e.g. a file picker), fetch-style. The host
+   * passes only requests under `pagesPath` and serves them outside MCP authentication, at the base
+   * URL it gives tools as the `TOOLKITS_PUBLIC_URL` setting.
    */
   pages?(request: Request): Promise<Response | undefined>;
+  /** The path prefix all of `pages` live under, e.g. `/sheets/picker/`. */
+  pagesPath?: string;
 }

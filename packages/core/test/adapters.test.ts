@@ -47,14 +47,28 @@ const host = envHost({ TEST_ACCESS_TOKEN: "token-123456" });
 
 describe("function names", () => {
   it("maps dotted names to [a-zA-Z0-9_-] and back", () => {
-    const { toFunction, toTool } = functionNames([getThing]);
-    expect(toFunction.get("Test.GetThing")).toBe("Test_GetThing");
-    expect(toTool.get("Test_GetThing")).toBe(getThing);
+    const { functions, toTool } = functionNames([getThing]);
+    expect(functions.map(({ name }) => name)).toEqual(["Test_GetThing"]);
+    expect(toTool("Test_GetThing")).toBe(getThing);
+    expect(toTool("Test.GetThing")).toBe(getThing);
+  });
+
+  it("names tools as functions in descriptions, parameter descriptions and results", async () => {
+    const listThings = {
+      ...getThing,
+      name: "Test.ListThings",
+      description: "Lists things; Test.GetThing gives one.",
+      input: z.object({ after: z.string().optional().describe("An id from Test.GetThing") }),
+    };
+    const set = toFunctionTools([getThing, listThings], host);
+    expect(set.tools[1]?.function.description).toBe("Lists things; Test_GetThing gives one.");
+    expect(JSON.stringify(set.tools[1]?.function.parameters)).toContain("An id from Test_GetThing");
+    expect(JSON.stringify(set.tools)).not.toContain("Test.");
   });
 
   it("refuses two tools that would share a function name", () => {
     expect(() => functionNames([getThing, { ...getThing, name: "Test_GetThing" }])).toThrow(
-      "Tools Test.GetThing and Test_GetThing both map to the function name Test_GetThing.",
+      "Tools Test.GetThing and Test_GetThing would both be served as Test_GetThing.",
     );
   });
 });

@@ -22,7 +22,7 @@ export {
 export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
 export { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
 
-import { handlePickerRequest } from "./picker/handler.js";
+import { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
 
 export { PICKER_TTL_MS } from "./picker/session.js";
 export {
@@ -73,4 +73,5 @@ export const sheetsToolkit: Toolkit = {
     "Set GOOGLE_ACCESS_TOKEN to a Google OAuth access token with the drive.file scope (Sheets.WhoAmI also needs userinfo.profile and userinfo.email), and GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY and TOOLKITS_PUBLIC_URL for the file picker.",
   sandbox: async () => (await import("./testing/index.js")).sandbox(),
   pages: handlePickerRequest,
+  pagesPath: PICKER_PATH,
 };

@@ -1,25 +1,40 @@
+import { jsonSchema } from "../json-schema.js";
+import { toolNames } from "../names.js";
 import type { AnyToolDefinition } from "../tool.js";
 
-const INVALID = /[^a-zA-Z0-9_-]/g;
-const MAX_LENGTH = 64;
+/** Tools under function-safe names (`Pager_ListIncidents`), for frameworks that refuse dots. */
+export interface FunctionNames {
+  /** Each tool with its function name and its description naming tools the same way. */
+  functions: readonly { name: string; description: string; tool: AnyToolDefinition }[];
+  /** The tool a function name (or canonical name) stands for. */
+  toTool(name: string): AnyToolDefinition | undefined;
+  /** Rewrites tool names in a result or error text to function names. */
+  rewrite(text: string): string;
+}
 
 /**
  * Function names for frameworks that allow only `[a-zA-Z0-9_-]{1,64}` (OpenAI and others):
- * `Pager.ListIncidents` → `Pager_ListIncidents`. Returns both directions.
+ * `Pager.ListIncidents` → `Pager_ListIncidents`, with descriptions that name tools the same way.
  * @throws Error when two tools would map to the same name.
  */
-export function functionNames(tools: readonly AnyToolDefinition[]): {
-  toFunction: ReadonlyMap<string, string>;
-  toTool: ReadonlyMap<string, AnyToolDefinition>;
-} {
-  const toFunction = new Map<string, string>();
-  const toTool = new Map<string, AnyToolDefinition>();
-  for (const tool of tools) {
-    const name = tool.name.replace(INVALID, "_").slice(0, MAX_LENGTH);
-    const clash = toTool.get(name);
-    if (clash) throw new Error(`Tools ${clash.name} and ${tool.name} both map to the function name ${name}.`);
-    toFunction.set(tool.name, name);
-    toTool.set(name, tool);
-  }
-  return { toFunction, toTool };
+export function functionNames(tools: readonly AnyToolDefinition[]): FunctionNames {
+  const names = toolNames(
+    tools.map((tool) => tool.name),
+    "underscore",
+  );
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    functions: tools.map((tool) => ({
+      name: names.served(tool.name),
+      description: names.rewrite(tool.description),
+      tool,
+    })),
+    toTool: (name) => byName.get(names.canonical(name) ?? ""),
+    rewrite: names.rewrite,
+  };
+}
+
+/** A tool's input as JSON Schema, tool names in its descriptions rewritten by `rewrite`. */
+export function inputParameters(tool: AnyToolDefinition, rewrite: (text: string) => string): Record<string, unknown> {
+  return JSON.parse(rewrite(JSON.stringify(jsonSchema(tool.input, "input"))));
 }

@@ -1,8 +1,7 @@
-import { z } from "zod";
 import type { CallScope, Host } from "../context.js";
 import { invokeTool } from "../invoke.js";
 import type { AnyToolDefinition } from "../tool.js";
-import { functionNames } from "./names.js";
+import { functionNames, inputParameters } from "./names.js";
 
 /** One entry of the `tools` array of an OpenAI-style chat or responses request. */
 export interface FunctionTool {
@@ -26,18 +25,14 @@ export interface FunctionToolSet {
  * not allowed there) and back, input schemas as JSON Schema, credentials and settings from `host`.
  */
 export function toFunctionTools(tools: readonly AnyToolDefinition[], host: Host): FunctionToolSet {
-  const { toFunction, toTool } = functionNames(tools);
+  const names = functionNames(tools);
   return {
-    tools: tools.map((tool) => ({
+    tools: names.functions.map(({ name, description, tool }) => ({
       type: "function",
-      function: {
-        name: toFunction.get(tool.name) ?? tool.name,
-        description: tool.description,
-        parameters: parameters(tool),
-      },
+      function: { name, description, parameters: inputParameters(tool, names.rewrite) },
     })),
     async call(name, args, scope) {
-      const tool = toTool.get(name);
+      const tool = names.toTool(name);
       if (!tool) return errorJson("invalid_input", `No function named ${name}.`, false);
       let parsed: unknown;
       try {
@@ -46,16 +41,11 @@ export function toFunctionTools(tools: readonly AnyToolDefinition[], host: Host)
         return errorJson("invalid_input", `The arguments of ${name} are not valid JSON.`, false);
       }
       const outcome = await invokeTool(tool, parsed, host, scope);
-      if (outcome.ok) return JSON.stringify(outcome.result);
+      if (outcome.ok) return names.rewrite(JSON.stringify(outcome.result));
       const { kind, message, retryable, retryAfterMs } = outcome.error;
-      return errorJson(kind, message, retryable, retryAfterMs);
+      return errorJson(kind, names.rewrite(message), retryable, retryAfterMs);
     },
   };
-}
-
-function parameters(tool: AnyToolDefinition): Record<string, unknown> {
-  const { $schema: _, ...schema } = z.toJSONSchema(tool.input, { target: "draft-07", io: "input" });
-  return schema;
 }
 
 function errorJson(kind: string, message: string, retryable: boolean, retryAfterMs?: number): string {

@@ -1,146 +1,169 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
-  CallToolRequestSchema,
+  type CacheHint,
   type CallToolResult,
-  ListToolsRequestSchema,
+  type Implementation,
+  McpServer,
+  ResourceNotFoundError,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
-import type { CallScope, Host } from "../context.js";
-import { invokeTool, type ToolOutcome } from "../invoke.js";
+} from "@modelcontextprotocol/server";
+import type { Host } from "../context.js";
+import { invokeTool } from "../invoke.js";
+import { type ToolNameForm, type ToolNames, toolNames } from "../names.js";
 import type { AnyToolDefinition } from "../tool.js";
+import { type CatalogMode, searchCatalog } from "./catalog.js";
+import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 
-/** The parts of an MCP request a tool call uses. */
-export interface McpCallExtra {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number };
-  sendNotification(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; total?: number; message?: string };
-  }): Promise<void>;
+export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
+export { jsonSchema } from "../json-schema.js";
+export { createToolSearch, type SearchableTool } from "./search.js";
+export { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+
+export interface RegistryOptions {
+  /**
+   * The form tool names are served in (default `underscore`, which every client accepts). Calls
+   * by either form work; every text a model reads names tools in this form.
+   */
+  names?: ToolNameForm;
+  /**
+   * `full` (default) lists every tool; `search` lists only `search_tools` and `call_tool`, which
+   * find and run any of them, for clients with small tool budgets.
+   */
+  catalog?: CatalogMode;
+  /**
+   * `tools/list` entries computed ahead of time (by `toMcpTool`, e.g. at build time), by canonical
+   * name; tools missing from it are converted now. Converting 138 tools' zod schemas to JSON
+   * Schema takes tens of milliseconds, a large share of a server's cold start.
+   */
+  prebuilt?: ReadonlyMap<string, Tool>;
+  /**
+   * Further canonical names that texts may mention (e.g. tools filtered out of this server), so
+   * their mentions are rewritten to the served form too.
+   */
+  mentionable?: readonly string[];
 }
 
 /**
- * Tools prepared once for serving over MCP: the `tools/list` answer is computed at creation,
- * so serving a request costs a map lookup, argument validation and the handler.
+ * Tools prepared once for serving over MCP: the `tools/list` answer is computed at creation, so
+ * serving a request costs a map lookup, argument validation and the handler.
  */
 export interface ToolRegistry {
-  readonly definitions: ReadonlyMap<string, AnyToolDefinition>;
-  /** The `tools/list` result entries (JSON Schema draft-07 input and output schemas, annotations). */
+  /** The `tools/list` entries, names and texts in the served form. */
   readonly listing: readonly Tool[];
-  /** Runs a tool; unknown tools and every failure come back as `isError` results. */
+  /** Names of the served tools, in either form. */
+  readonly names: ToolNames;
+  /** The input JSON Schema of a listed tool, by its name in either form; undefined when unknown. */
+  inputSchema(name: string): Tool["inputSchema"] | undefined;
+  /**
+   * Runs a tool by its name in either form. Unknown tools and every failure come back as `isError`
+   * results whose text names tools in the served form.
+   */
   call(name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult>;
 }
 
 /**
  * Builds the registry for `tools`, served with credentials and settings from `host`.
- * @param prebuilt `tools/list` entries computed ahead of time (by `toMcpTool`, e.g. at build time),
- *   by tool name; tools missing from it are converted now. Converting 138 tools' zod schemas to
- *   JSON Schema takes tens of milliseconds, a large share of a server's cold start.
+ * @throws Error when two tools would be served under the same name.
  */
 export function createToolRegistry(
   tools: readonly AnyToolDefinition[],
   host: Host,
-  prebuilt: ReadonlyMap<string, Tool> = new Map(),
+  options: RegistryOptions = {},
 ): ToolRegistry {
-  const definitions = new Map(tools.map((tool) => [tool.name, tool]));
-  return {
-    definitions,
-    listing: tools.map((tool) => prebuilt.get(tool.name) ?? toMcpTool(tool)),
-    async call(name, args, extra) {
-      const tool = definitions.get(name);
-      if (!tool) {
-        return errorResult(
-          `invalid_input: Tool ${name} does not exist on this server. Call tools/list for the names.`,
-        );
-      }
-      return toCallToolResult(await invokeTool(tool, args, host, callScope(extra)));
-    },
+  const names = toolNames([...tools.map((tool) => tool.name), ...(options.mentionable ?? [])], options.names ?? "underscore");
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const entries = tools.map((tool) => servedEntry(options.prebuilt?.get(tool.name) ?? toMcpTool(tool), names));
+  const listed = (listing: readonly Tool[]) => {
+    const byServed = new Map(listing.map((entry) => [entry.name, entry.inputSchema]));
+    return (name: string) => byServed.get(name) ?? byServed.get(names.served(names.canonical(name) ?? ""));
   };
+  const direct = async (name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult> => {
+    const tool = byName.get(names.canonical(name) ?? "");
+    if (!tool) return unknownTool(name, options.catalog ?? "full");
+    return toCallToolResult(await invokeTool(tool, args, host, callScope(extra)), names);
+  };
+  if (options.catalog !== "search") return { listing: entries, names, inputSchema: listed(entries), call: direct };
+  const catalog = searchCatalog(tools, entries, direct);
+  return {
+    listing: catalog.listing,
+    names,
+    inputSchema: listed(catalog.listing),
+    call: (name, args, extra) =>
+      catalog.handles(name) ? catalog.call(name, args, extra, host) : direct(name, args, extra),
+  };
+}
+
+function unknownTool(name: string, catalog: CatalogMode): CallToolResult {
+  const where = catalog === "search" ? "Call search_tools to find one." : "Call tools/list for the names.";
+  return errorResult(`invalid_input: Tool ${name} does not exist on this server. ${where}`);
+}
+
+/** Identity and instructions of a server built by `createMcpServer`. */
+export interface McpServerInfo extends Implementation {
+  instructions?: string;
+}
+
+/** The lists never change while a server runs: any client may keep them for an hour. */
+const LIST_CACHE: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: "public" };
+
+/**
+ * An MCP server answering from `registry`, for any protocol revision the SDK serves (2026-07-28,
+ * with cache hints on its lists, and the 2025 revisions). It has tools only; the empty prompt and
+ * resource lists are there because 2026-07-28 clients may ask any server for them. Cheap to
+ * create: the HTTP transport makes one per request, without registering a tool.
+ */
+export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): McpServer {
+  return new RegistryServer(registry, info);
 }
 
 /**
- * Serves a registry from an MCP server: installs the `tools/list` and `tools/call` handlers and
- * declares the tools capability. Call before `connect`. An `McpServer` passed here must not also
- * get tools through its own `registerTool`.
+ * An `McpServer` whose tools live in a prebuilt registry rather than in its own `registerTool`
+ * table. It is an `McpServer` (not the low-level `Server`) because the SDK's HTTP entry checks a
+ * call's `Mcp-Param-*` headers (SEP-2243) only for `McpServer`s, through `toolInputSchemaJson`.
  */
-export function registerTools(server: Server | McpServer, registry: ToolRegistry): void {
-  // Told apart by shape, so hosts that use the low-level Server never load McpServer's module.
-  const low = "registerTool" in server ? server.server : server;
-  low.registerCapabilities({ tools: { listChanged: false } });
-  low.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...registry.listing] }));
-  low.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    registry.call(request.params.name, request.params.arguments, extra),
-  );
+class RegistryServer extends McpServer {
+  constructor(
+    private readonly registry: ToolRegistry,
+    { instructions, ...implementation }: McpServerInfo,
+  ) {
+    super(implementation, {
+      instructions,
+      cacheHints: {
+        "tools/list": LIST_CACHE,
+        "prompts/list": LIST_CACHE,
+        "resources/list": LIST_CACHE,
+        "resources/templates/list": LIST_CACHE,
+      },
+    });
+    const low = this.server;
+    low.registerCapabilities({ tools: { listChanged: false }, prompts: {}, resources: {} });
+    low.setRequestHandler("tools/list", () => ({ tools: [...registry.listing] }));
+    low.setRequestHandler("tools/call", (request, ctx) =>
+      registry.call(request.params.name, request.params.arguments, {
+        requestId: ctx.mcpReq.id,
+        signal: ctx.mcpReq.signal,
+        progressToken: ctx.mcpReq._meta?.progressToken,
+        notify: (notification) => ctx.mcpReq.notify(notification),
+      }),
+    );
+    low.setRequestHandler("prompts/list", () => ({ prompts: [] }));
+    low.setRequestHandler("resources/list", () => ({ resources: [] }));
+    low.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+    low.setRequestHandler("resources/read", (request) => {
+      throw new ResourceNotFoundError(request.params.uri);
+    });
+  }
+
+  override toolInputSchemaJson(name: string): Record<string, unknown> | undefined {
+    return this.registry.inputSchema(name);
+  }
 }
 
-/** A definition as MCP lists it: title, description, JSON Schemas and all four annotations. */
-export function toMcpTool(tool: AnyToolDefinition): Tool {
-  const outputSchema = jsonSchema(tool.output, "output");
-  // Results may gain `truncated`/`truncation` when capped, so the top level stays open.
-  delete outputSchema.additionalProperties;
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, "input") as Tool["inputSchema"],
-    outputSchema: outputSchema as Tool["outputSchema"],
-    annotations: {
-      title: tool.title,
-      readOnlyHint: tool.hints.readOnly,
-      destructiveHint: tool.hints.destructive,
-      idempotentHint: tool.hints.idempotent,
-      openWorldHint: tool.hints.openWorld,
-    },
-  };
+/** A listing entry with its name, and every tool its texts mention, in the served form. */
+function servedEntry(entry: Tool, names: ToolNames): Tool {
+  const text = JSON.stringify(entry);
+  const rewritten = names.rewrite(text);
+  const served = rewritten === text ? { ...entry } : (JSON.parse(rewritten) as Tool);
+  served.name = names.served(entry.name);
+  return served;
 }
 
-/** structuredContent plus the same JSON as text for clients that only read text; errors as `isError`. */
-export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
-  if (!outcome.ok) return errorResult(outcome.error.toText());
-  return {
-    content: [{ type: "text", text: JSON.stringify(outcome.result) }],
-    structuredContent: outcome.result,
-  };
-}
-
-function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: "text", text }] };
-}
-
-/** zod writes these bounds on every integer; they say nothing and cost catalogue bytes. */
-const SAFE_INTEGER_BOUNDS: Readonly<Record<string, number>> = {
-  minimum: Number.MIN_SAFE_INTEGER,
-  maximum: Number.MAX_SAFE_INTEGER,
-};
-
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
-    target: "draft-07",
-    io,
-    unrepresentable: "any",
-    override: ({ jsonSchema: node }) => {
-      const bounds = node as Record<string, unknown>;
-      for (const [key, value] of Object.entries(SAFE_INTEGER_BOUNDS))
-        if (bounds[key] === value) delete bounds[key];
-    },
-  });
-  return rest;
-}
-
-function callScope(extra: McpCallExtra): CallScope {
-  const token = extra._meta?.progressToken;
-  if (token === undefined) return { signal: extra.signal };
-  return {
-    signal: extra.signal,
-    progress: ({ progress, total, message }) => {
-      extra
-        .sendNotification({
-          method: "notifications/progress",
-          params: { progressToken: token, progress, total, message },
-        })
-        .catch(() => {});
-    },
-  };
-}

@@ -1,9 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Host } from "../context.js";
-import { createToolRegistry, registerTools } from "../mcp/index.js";
+import { createMcpServer, createToolRegistry, type RegistryOptions } from "../mcp/index.js";
 import type { AnyToolDefinition } from "../tool.js";
 
 /** What the model sees of one call: the error flag, the text and the structured result. */
@@ -15,28 +14,51 @@ export interface SeenResult {
   bytes: number;
 }
 
+/** The protocol revision a test client speaks: 2026-07-28 (`modern`) or 2025-11-25 (`legacy`). */
+export type ProtocolEra = "modern" | "legacy";
+
 /** An MCP client connected in memory to a server with `tools` served from `host`. */
 export interface ToolClient {
   client: Client;
-  call(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<SeenResult>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; onprogress?: (progress: { progress: number; total?: number }) => void },
+  ): Promise<SeenResult>;
   close(): Promise<void>;
 }
 
+export interface ConnectOptions extends RegistryOptions {
+  /** Default `modern`. */
+  era?: ProtocolEra;
+}
+
 /**
- * Serves `tools` through core's MCP adapter and connects a client in memory. The client lists the
- * tools first, as real clients do, so it checks every structured result against its output schema.
+ * Serves `tools` through core's MCP adapter and connects a client in memory. Tool names are
+ * served `dotted` (the canonical names) unless `options.names` says otherwise. The client lists
+ * the tools first, as real clients do, so it checks every structured result against its output
+ * schema.
  */
-export async function connectTools(tools: readonly AnyToolDefinition[], host: Host): Promise<ToolClient> {
-  const server = new McpServer({ name: "test-server", version: "0.0.0" });
-  registerTools(server, createToolRegistry(tools, host));
+export async function connectTools(
+  tools: readonly AnyToolDefinition[],
+  host: Host,
+  options: ConnectOptions = {},
+): Promise<ToolClient> {
+  const registry = createToolRegistry(tools, host, { names: "dotted", ...options });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "test-client", version: "0.0.0" });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  const served = serveStdio(() => createMcpServer(registry, { name: "test-server", version: "0.0.0" }), {
+    transport: serverSide,
+  });
+  const client = new Client(
+    { name: "test-client", version: "0.0.0" },
+    options.era === "legacy" ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(clientSide);
   await client.listTools();
   return {
     client,
-    async call(name, args = {}, options = {}) {
-      const result = (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+    async call(name, args = {}, callOptions = {}) {
+      const result = await client.callTool({ name, arguments: args }, callOptions);
       const first = result.content[0];
       const text = first?.type === "text" ? first.text : "";
       return {
@@ -46,6 +68,9 @@ export async function connectTools(tools: readonly AnyToolDefinition[], host: Ho
         bytes: Buffer.byteLength(text),
       };
     },
-    close: () => client.close(),
+    async close() {
+      await client.close();
+      await served.close();
+    },
   };
 }

@@ -12,7 +12,10 @@ export const spreadsheetId = z
     (id) => id.trim() !== "" && !/^\.{1,2}$/.test(id),
     "must be the id from its URL, not blank, . or ..",
   )
-  .describe("Spreadsheet id (the part after /d/ in its URL; Sheets.SearchSpreadsheets finds it)");
+  .describe("Spreadsheet id (the part after /d/ in its URL; Sheets.SearchSpreadsheets finds it)")
+  // Mirrored by 2026-07-28 HTTP clients into an `Mcp-Param-Spreadsheet-Id` header (SEP-2243), so a
+  // gateway can audit or route by file without reading bodies.
+  .meta({ "x-mcp-header": "Spreadsheet-Id" });
 
 export const sheetPosition = z
   .number()
