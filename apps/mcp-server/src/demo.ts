@@ -47,7 +47,10 @@ const MAX_SHOWN = 600;
  * tools and calls a few of them, including an error.
  */
 async function main(): Promise<void> {
-  const client = new Client({ name: "demo-agent", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  const client = new Client(
+    { name: "demo-agent", version: "1.0.0" },
+    { versionNegotiation: { mode: "auto" } },
+  );
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [cli, "--sandbox"] }));
   const { tools } = await client.listTools();

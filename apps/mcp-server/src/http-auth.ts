@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type AuthInfo, OAuthError, OAuthErrorCode, type OAuthTokenVerifier } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  OAuthError,
+  OAuthErrorCode,
+  type OAuthTokenVerifier,
+} from "@modelcontextprotocol/server";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
 
 /** How HTTP callers authenticate, from `MCP_HTTP_BEARER_TOKENS` and `MCP_OAUTH_*`. */

@@ -1,5 +1,10 @@
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as NodeServer,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
@@ -50,7 +55,11 @@ const isLoopback = (host: string): boolean => [...LOOPBACK_HOSTS, "::1"].include
  * Resolves once listening; the returned server is for shutdown.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
-export async function serveHttp(registry: ToolRegistry, options: HttpOptions, logger: Logger): Promise<NodeServer> {
+export async function serveHttp(
+  registry: ToolRegistry,
+  options: HttpOptions,
+  logger: Logger,
+): Promise<NodeServer> {
   if (!isLoopback(options.host) && !options.auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
@@ -72,7 +81,11 @@ export async function serveHttp(registry: ToolRegistry, options: HttpOptions, lo
 
 type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-function admission(registry: ToolRegistry, options: HttpOptions & { publicUrl: string }, logger: Logger): Admit {
+function admission(
+  registry: ToolRegistry,
+  options: HttpOptions & { publicUrl: string },
+  logger: Logger,
+): Admit {
   const hosts = [...LOOPBACK_HOSTS, ...options.allowedHosts];
   const origin = originRule(options);
   const mcp = mcpEndpoint(registry, options, logger);
@@ -83,14 +96,20 @@ function admission(registry: ToolRegistry, options: HttpOptions & { publicUrl: s
   });
   return async (req, res) => {
     const host = hostname(req.headers.host);
-    if (!host || !hosts.includes(host)) return rpcError(res, 403, `Invalid Host: ${host ?? req.headers.host ?? ""}`);
+    if (!host || !hosts.includes(host))
+      return rpcError(res, 403, `Invalid Host: ${host ?? req.headers.host ?? ""}`);
     const browser = req.headers.origin;
     if (browser && !origin(browser)) {
-      return rpcError(res, 403, `Origin ${browser} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`);
+      return rpcError(
+        res,
+        403,
+        `Origin ${browser} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`,
+      );
     }
     const path = pathOf(req);
     if (path === MCP_PATH) return mcp(req, res);
-    if (path === "/healthz" && req.method === "GET") return json(res, 200, { status: "ok", tools: registry.listing.length });
+    if (path === "/healthz" && req.method === "GET")
+      return json(res, 200, { status: "ok", tools: registry.listing.length });
     if (path === METADATA_PATH && options.auth && req.method === "GET") return json(res, 200, metadata);
     if (options.pages?.owns(path)) return options.pages.serve(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
@@ -116,11 +135,16 @@ function originRule(options: HttpOptions & { publicUrl: string }): (origin: stri
 }
 
 /** `/mcp`: bearer token, then the body's size, type and JSON, then the SDK's handler. */
-function mcpEndpoint(registry: ToolRegistry, options: HttpOptions & { publicUrl: string }, logger: Logger): Admit {
+function mcpEndpoint(
+  registry: ToolRegistry,
+  options: HttpOptions & { publicUrl: string },
+  logger: Logger,
+): Admit {
   const calls = new CallsInFlight();
   const onerror = (error: Error) => logger.debug("MCP request refused", { error: error.message });
   const handler = createMcpHandler(
-    ({ authInfo, requestInfo }) => createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
+    ({ authInfo, requestInfo }) =>
+      createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
     { onerror, maxRequestBodySize: options.maxBodyBytes },
   );
   const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: options.maxBodyBytes });
@@ -143,7 +167,8 @@ function mcpEndpoint(registry: ToolRegistry, options: HttpOptions & { publicUrl:
       if (cancelled !== undefined) calls.cancel(callerOf(req.auth), cancelled);
     }
     const timer = setTimeout(() => {
-      if (!res.headersSent) rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
+      if (!res.headersSent)
+        rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
       else res.destroy();
     }, options.requestTimeoutMs);
     res.once("close", () => clearTimeout(timer));
@@ -198,7 +223,11 @@ type ReadOutcome = { body: unknown } | { status: number; message: string };
 /** Reads a JSON body of at most `maxBytes`, refusing a larger one unread when its length is declared. */
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<ReadOutcome> {
   const tooLarge = { status: 413, message: "Request body too large." };
-  if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
+  if (
+    !String(req.headers["content-type"] ?? "")
+      .toLowerCase()
+      .startsWith("application/json")
+  ) {
     return { status: 415, message: "Content-Type must be application/json." };
   }
   if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge;
@@ -260,7 +289,10 @@ export async function serveHttpUntilStopped(
   logger: Logger,
 ): Promise<string> {
   const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
-  logger.warn("serving Streamable HTTP", { url: `${localUrl(server)}${MCP_PATH}`, tools: registry.listing.length });
+  logger.warn("serving Streamable HTTP", {
+    url: `${localUrl(server)}${MCP_PATH}`,
+    tools: registry.listing.length,
+  });
   const shutdown = (signal: string) => {
     logger.warn("shutting down: finishing in-flight requests", { signal });
     server.close(() => process.exit(0));

@@ -1,97 +1,98 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { CLI, runCli } from "./spawn.js";
+import { connectStdio, GENERATIONS, type ListedTool } from "./clients.js";
+import { runCli } from "./spawn.js";
 
-/** Starts the built binary with `args` and an environment of only `env`, and lists its tools. */
-async function listTools(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ tools: Tool[]; client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, ...args],
-    env: { PATH: process.env.PATH ?? "", XDG_CONFIG_HOME: "/nonexistent-config", ...env },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk) => (stderr += chunk));
-  const client = new Client({ name: "filters-test", version: "0.0.0" });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  return { tools, client, stderr: () => stderr };
-}
+const names = (tools: ListedTool[]) => tools.map((tool) => tool.name);
 
-const names = (tools: Tool[]) => tools.map((tool) => tool.name);
+describe.each(GENERATIONS)("tool selection, SDK %s client", (generation) => {
+  async function listTools(args: string[]): Promise<ListedTool[]> {
+    const client = await connectStdio(generation, args);
+    try {
+      return await client.listTools();
+    } finally {
+      await client.close();
+    }
+  }
 
-describe("tool selection", () => {
   it("--read-only with every toolkit registers only read-only tools", async () => {
-    const { tools, client } = await listTools(["--sandbox", "--read-only"]);
-    await client.close();
+    const tools = await listTools(["--sandbox", "--read-only"]);
     expect(tools.length).toBeGreaterThan(80);
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
     for (const write of [
-      "Sheets.CreateSpreadsheet",
-      "Sheets.UpdateCells",
-      "MarketingApi.SendTransactionalEmail",
-      "MarketingApi.DeleteCollection",
+      "Sheets_CreateSpreadsheet",
+      "Sheets_UpdateCells",
+      "MarketingApi_SendTransactionalEmail",
+      "MarketingApi_DeleteCollection",
     ]) {
       expect(names(tools)).not.toContain(write);
     }
-    expect(names(tools)).toContain("Pager.ListIncidents");
+    expect(names(tools)).toContain("Pager_ListIncidents");
   });
 
-  it("--tools 'Pager.*' registers the 14 pager tools", async () => {
-    const { tools, client } = await listTools(["--sandbox", "--tools", "Pager.*"]);
-    await client.close();
-    expect(tools).toHaveLength(14);
-    expect(names(tools).every((name) => name.startsWith("Pager."))).toBe(true);
+  it("--tools 'Pager.*' and 'Pager_*' register the 14 pager tools", async () => {
+    for (const glob of ["Pager.*", "Pager_*"]) {
+      const tools = await listTools(["--sandbox", "--tools", glob]);
+      expect(tools).toHaveLength(14);
+      expect(names(tools).every((name) => name.startsWith("Pager_"))).toBe(true);
+    }
   });
 
-  it("a marketing toolset registers only its area, and --exclude-tools wins", async () => {
-    const { tools, client } = await listTools([
+  it("a marketing toolset registers only its area, and --exclude-tools wins in either name form", async () => {
+    for (const excluded of ["MarketingApi.DeleteManualSegment", "MarketingApi_DeleteManualSegment"]) {
+      const tools = await listTools(["--sandbox", "--toolsets", "segments", "--exclude-tools", excluded]);
+      expect(names(tools).sort()).toEqual([
+        "MarketingApi_CreateManualSegment",
+        "MarketingApi_FindSegmentDependencies",
+        "MarketingApi_GetAllSegments",
+        "MarketingApi_GetSegmentCustomerCount",
+        "MarketingApi_GetSegmentInfo",
+        "MarketingApi_GetSegmentMembers",
+      ]);
+    }
+  });
+
+  it("accepts names in either form, serves the dotted form on request, and refuses unknown names at start-up", async () => {
+    expect(names(await listTools(["--sandbox", "--tools", "Pager_WhoAmI,Sheets.WhoAmI"]))).toEqual([
+      "Pager_WhoAmI",
+      "Sheets_WhoAmI",
+    ]);
+    const dotted = await listTools([
       "--sandbox",
-      "--toolsets",
-      "segments",
-      "--exclude-tools",
-      "MarketingApi.DeleteManualSegment",
+      "--tool-names",
+      "dotted",
+      "--tools",
+      "Pager_WhoAmI,Sheets.WhoAmI",
     ]);
-    await client.close();
-    expect(names(tools).sort()).toEqual([
-      "MarketingApi.CreateManualSegment",
-      "MarketingApi.FindSegmentDependencies",
-      "MarketingApi.GetAllSegments",
-      "MarketingApi.GetSegmentCustomerCount",
-      "MarketingApi.GetSegmentInfo",
-      "MarketingApi.GetSegmentMembers",
-    ]);
+    expect(names(dotted)).toEqual(["Pager.WhoAmI", "Sheets.WhoAmI"]);
   });
+});
 
-  it("accepts function-style names (Pager_WhoAmI) and refuses unknown names and toolsets at start-up", async () => {
-    const { tools, client } = await listTools(["--sandbox", "--tools", "Pager_WhoAmI,Sheets.WhoAmI"]);
-    await client.close();
-    expect(names(tools)).toEqual(["Pager.WhoAmI", "Sheets.WhoAmI"]);
+describe("start-up refusals", () => {
+  it("refuses unknown tool names, toolsets and name forms, naming what is allowed", async () => {
     const unknown = await runCli(["--tools", "Pager.WhoAmY"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("--tools: no tool named Pager.WhoAmY");
     const badSet = await runCli(["--toolsets", "gossip"]);
     expect(badSet.code).toBe(2);
     expect(badSet.stderr).toContain("--toolsets: no toolset gossip. Available:");
+    const badForm = await runCli(["--tool-names", "kebab"]);
+    expect(badForm.code).toBe(2);
+    expect(badForm.stderr).toContain('--tool-names must be one of underscore, dotted (got "kebab")');
   });
 });
 
 describe("a toolkit without credentials", () => {
   it("still starts, warns once on stderr, and answers unauthenticated with how to configure it", async () => {
-    const { tools, client, stderr } = await listTools(["--toolkits", "pager,marketing"]);
-    expect(names(tools)).toContain("Pager.WhoAmI");
-    const result = await client.callTool({ name: "MarketingApi.ListBroadcasts", arguments: {} });
+    const client = await connectStdio("v2", ["--toolkits", "pager,marketing"]);
+    expect(names(await client.listTools())).toContain("Pager_WhoAmI");
+    const result = await client.call("MarketingApi_ListBroadcasts");
     await client.close();
     expect(result.isError).toBe(true);
-    expect((result.content as { text: string }[])[0]?.text).toContain(
+    expect(result.text).toContain(
       "unauthenticated: The secret MARKETING_API_KEY is not configured. Set the MARKETING_API_KEY environment variable",
     );
-    const warnings = stderr()
+    const warnings = client
+      .stderr()
       .split("\n")
       .filter((line) => line.includes("are not configured"));
     expect(warnings).toHaveLength(2);

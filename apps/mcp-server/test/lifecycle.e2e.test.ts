@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { jsonRpcAnswer } from "./clients.js";
 import { CLI, startHttpServer } from "./spawn.js";
 
 /** A stand-in PagerDuty whose answers wait for the test; records each request's fate. */
@@ -89,7 +90,7 @@ describe("graceful shutdown over HTTP", () => {
     const exited = server.stop();
     const response = await pending;
     expect(response.status).toBe(200);
-    const answer = (await response.json()) as {
+    const answer = (await jsonRpcAnswer(response)) as {
       result: { isError?: boolean; structuredContent: { incident: { id: string } } };
     };
     expect(answer.result.isError).toBeFalsy();

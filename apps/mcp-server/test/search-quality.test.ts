@@ -1,31 +1,11 @@
+import { createToolSearch, toMcpTool } from "@toolkits/core/mcp";
 import { marketingToolkit } from "@toolkits/marketing";
 import { pagerToolkit } from "@toolkits/pager";
 import { sheetsToolkit } from "@toolkits/sheets";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-
-/** What the test uses of core's `createToolSearch`, over entries shaped like `entries` below. */
-type CreateToolSearch = <T extends { name: string }>(
-  entries: readonly T[],
-) => { search(query: string, limit: number): T[] };
-
-/**
- * The engine, from core's source. Loaded by a computed path because this package's tsconfig
- * (rootDir ".") cannot take in another package's source file, and `@toolkits/core/mcp` does not
- * export it yet.
- */
-const searchModule = new URL("../../../packages/core/src/mcp/search.ts", import.meta.url).href;
-const { createToolSearch }: { createToolSearch: CreateToolSearch } = await import(searchModule);
 
 /** The served catalogue's entries, as tools/list gives them (dotted names). */
-const entries = [pagerToolkit, sheetsToolkit, marketingToolkit]
-  .flatMap((kit) => kit.tools)
-  .map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { target: "draft-07", io: "input", unrepresentable: "any" }),
-  }));
+const entries = [pagerToolkit, sheetsToolkit, marketingToolkit].flatMap((kit) => kit.tools).map(toMcpTool);
 
 /** The same entries under the underscore names some clients need (`Pager_ListOnCalls`). */
 const underscored = entries.map((entry) => ({ ...entry, name: entry.name.replace(".", "_") }));
@@ -59,7 +39,7 @@ const requests: [query: string, tool: string, rank: 1 | 2 | 3][] = [
 ];
 
 /** The names of the best `limit` tools for `query`, best first. */
-function topNames(search: ReturnType<CreateToolSearch>, query: string, limit: number): string[] {
+function topNames(search: ReturnType<typeof createToolSearch>, query: string, limit: number): string[] {
   return search.search(query, limit).map((entry) => entry.name);
 }
 
@@ -92,7 +72,7 @@ describe("searching the real catalogue", () => {
 
   it("ranks the same whatever the order of the catalogue", () => {
     const shuffled = createToolSearch(
-      [...entries].sort((a, b) => a.description.length - b.description.length),
+      [...entries].sort((a, b) => (a.description ?? "").length - (b.description ?? "").length),
     );
     for (const [query] of requests) {
       expect(shuffled.search(query, 5)).toEqual(dotted.search(query, 5));

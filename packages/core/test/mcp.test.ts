@@ -100,9 +100,13 @@ describe.each<ProtocolEra>(["modern", "legacy"])("MCP adapter, %s protocol", (er
 
   it("forwards progress to a caller that asked for it", async () => {
     const updates: unknown[] = [];
-    await (await connect({ era })).call("Test.ListThings", { limit: 1 }, {
-      onprogress: (update) => updates.push(update),
-    });
+    await (await connect({ era })).call(
+      "Test.ListThings",
+      { limit: 1 },
+      {
+        onprogress: (update) => updates.push(update),
+      },
+    );
     expect(updates).toEqual([{ progress: 1, total: 1, message: "listed" }]);
   });
 
@@ -114,7 +118,9 @@ describe.each<ProtocolEra>(["modern", "legacy"])("MCP adapter, %s protocol", (er
     const badEnum = await c.call("Test.ListThings", { status: "pending" });
     expect(badEnum.text).toContain('status: Invalid option: expected one of "open"|"closed"');
     const unknown = await c.call("Test.ListThings", { state: "open" });
-    expect(unknown.text).toBe("invalid_input: Test.ListThings has no parameter state. Allowed: status, limit.");
+    expect(unknown.text).toBe(
+      "invalid_input: Test.ListThings has no parameter state. Allowed: status, limit.",
+    );
   });
 
   it("reports an unknown tool as isError", async () => {
@@ -164,7 +170,11 @@ describe("search catalogue", () => {
   it("lists search_tools and call_tool only, with call_tool as cautious as the most cautious tool", async () => {
     const { tools } = await (await connect({ catalog: "search", names: "underscore" })).client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
-    expect(tools[1]?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+    expect(tools[1]?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+    });
     expect(tools[0]?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
   });
 
@@ -199,6 +209,8 @@ describe("search catalogue", () => {
     const missing = await c.call("call_tool", { arguments: {} });
     expect(missing.text).toMatch(/^invalid_input: Invalid arguments for call_tool: name/);
     const unknown = await c.call("call_tool", { name: "Test_Nope" });
-    expect(unknown.text).toBe("invalid_input: Tool Test_Nope does not exist on this server. Call search_tools to find one.");
+    expect(unknown.text).toBe(
+      "invalid_input: Tool Test_Nope does not exist on this server. Call search_tools to find one.",
+    );
   });
 });

@@ -1,9 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { envHost } from "@toolkits/core";
-import { createToolRegistry, registerTools } from "@toolkits/core/mcp";
+import { connectTools, type ToolClient } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { forgetUserDirectories, pagerToolkit } from "../src/index.js";
@@ -28,7 +25,7 @@ export function useSandbox(options: SandboxOptions = {}) {
   const server = setupServer();
   const all: SentRequest[] = [];
   const sent: SentRequest[] = [];
-  const clients: Client[] = [];
+  const clients: ToolClient[] = [];
   let account: PagerAccount;
   server.events.on("request:start", ({ request }) => {
     const record = { method: request.method, url: request.url, headers: Object.fromEntries(request.headers) };
@@ -51,27 +48,21 @@ export function useSandbox(options: SandboxOptions = {}) {
     expect(all.flatMap(contractViolations)).toEqual([]);
   });
 
-  async function connect(env: Record<string, string> = SANDBOX_ENV): Promise<Client> {
-    const mcp = new McpServer({ name: "pager-test", version: "0.0.0" });
-    registerTools(mcp, createToolRegistry(pagerToolkit.tools, envHost(env)));
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: "pager-test-client", version: "0.0.0" });
-    await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
-    // Listing first makes the SDK client validate structuredContent against each output schema.
-    await client.listTools();
-    clients.push(client);
-    return client;
+  /** A client connected in memory to the 14 tools; it lists them first, so results are checked against their output schemas. */
+  async function open(env: Record<string, string> = SANDBOX_ENV): Promise<ToolClient> {
+    const tools = await connectTools(pagerToolkit.tools, envHost(env));
+    clients.push(tools);
+    return tools;
+  }
+
+  async function connect(env?: Record<string, string>): Promise<Client> {
+    return (await open(env)).client;
   }
 
   /** Calls a tool over MCP; `env` replaces the server's environment. */
   async function call(name: string, args: Record<string, unknown> = {}, env?: Record<string, string>) {
-    const result = (await (await connect(env)).callTool({ name, arguments: args })) as CallToolResult;
-    const first = result.content[0];
-    return {
-      isError: result.isError === true,
-      text: first?.type === "text" ? first.text : "",
-      data: (result.structuredContent ?? {}) as Record<string, unknown>,
-    } satisfies ToolResult;
+    const { isError, text, data } = await (await open(env)).call(name, args);
+    return { isError, text, data: data ?? {} } satisfies ToolResult;
   }
 
   /** The query parameters of the requests sent to `path` during this test. */

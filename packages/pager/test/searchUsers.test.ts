@@ -1,4 +1,4 @@
-import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { Progress } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PagerClient } from "../src/client.js";
 import { cachedDirectory, SCAN_CONCURRENCY, userDirectory } from "../src/directory.js";
@@ -166,7 +166,6 @@ describe("Pager.SearchUsers on a directory past PagerDuty's 10,000 ceiling", () 
     const client = await pd.connect();
     const result = await client.callTool(
       { name: "Pager.SearchUsers", arguments: { query: "Priya Kelr" } },
-      undefined,
       { onprogress: (update) => updates.push(update) },
     );
     pd.server.events.removeAllListeners("response:mocked");

@@ -1,9 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { envHost } from "@toolkits/core";
-import { createToolRegistry, registerTools } from "@toolkits/core/mcp";
+import { connectTools as connectCore } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { sheetsTools } from "../src/index.js";
@@ -28,20 +25,12 @@ export type CallTool = (name: string, args?: object) => Promise<Outcome>;
 
 /** Serves the 9 tools from an MCP server with `env` as the host's environment, and connects a client. */
 export async function connectTools(env: Record<string, string>): Promise<{ call: CallTool; client: Client }> {
-  const mcp = new McpServer({ name: "sheets-test", version: "0.0.0" });
-  registerTools(mcp, createToolRegistry(sheetsTools, envHost(env)));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "sheets-test-client", version: "0.0.0" });
-  await Promise.all([mcp.connect(serverSide), client.connect(clientSide)]);
+  const tools = await connectCore(sheetsTools, envHost(env));
   const call: CallTool = async (name, args = {}) => {
-    const result = (await client.callTool({
-      name,
-      arguments: args as Record<string, unknown>,
-    })) as CallToolResult;
-    const text = (result.content[0] as { text: string }).text;
-    return { isError: result.isError === true, text, data: result.structuredContent };
+    const { isError, text, data } = await tools.call(name, args as Record<string, unknown>);
+    return { isError, text, data };
   };
-  return { call, client };
+  return { call, client: tools.client };
 }
 
 /**

@@ -148,7 +148,7 @@ describe("scopes", () => {
       },
     });
     const controller = new AbortController();
-    const extra = { signal: controller.signal, sendNotification: async () => {} };
+    const extra = { signal: controller.signal, notify: async () => {} };
     const result = await registry.call("Sheets.WhoAmI", {}, extra);
     expect(result.isError).toBeFalsy();
     expect(new Set(asked.map((scopes) => scopes.join(" ")))).toEqual(

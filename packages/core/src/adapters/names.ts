@@ -35,6 +35,9 @@ export function functionNames(tools: readonly AnyToolDefinition[]): FunctionName
 }
 
 /** A tool's input as JSON Schema, tool names in its descriptions rewritten by `rewrite`. */
-export function inputParameters(tool: AnyToolDefinition, rewrite: (text: string) => string): Record<string, unknown> {
+export function inputParameters(
+  tool: AnyToolDefinition,
+  rewrite: (text: string) => string,
+): Record<string, unknown> {
   return JSON.parse(rewrite(JSON.stringify(jsonSchema(tool.input, "input"))));
 }

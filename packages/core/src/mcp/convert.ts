@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { CallScope } from "../context.js";
 import type { ToolOutcome } from "../invoke.js";
-import type { ToolNames } from "../names.js";
 import { jsonSchema } from "../json-schema.js";
+import type { ToolNames } from "../names.js";
 import type { AnyToolDefinition } from "../tool.js";
 
 /** What a tool call receives from the MCP request that carries it. */
@@ -49,7 +49,8 @@ export function toCallToolResult(outcome: ToolOutcome, names: ToolNames): CallTo
   if (!outcome.ok) return errorResult(names.rewrite(outcome.error.toText()));
   const text = JSON.stringify(outcome.result);
   const served = names.rewrite(text);
-  const structuredContent = served === text ? outcome.result : (JSON.parse(served) as Record<string, unknown>);
+  const structuredContent =
+    served === text ? outcome.result : (JSON.parse(served) as Record<string, unknown>);
   return { content: [{ type: "text", text: served }], structuredContent };
 }
 
@@ -64,7 +65,10 @@ export function callScope(extra: McpCallExtra): CallScope {
     signal: extra.signal,
     progress: ({ progress, total, message }) => {
       extra
-        .notify({ method: "notifications/progress", params: { progressToken: token, progress, total, message } })
+        .notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, total, message },
+        })
         .catch(() => {});
     },
   };

@@ -13,10 +13,10 @@ import type { AnyToolDefinition } from "../tool.js";
 import { type CatalogMode, searchCatalog } from "./catalog.js";
 import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 
-export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
 export { jsonSchema } from "../json-schema.js";
-export { createToolSearch, type SearchableTool } from "./search.js";
+export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
 export { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+export { createToolSearch, type SearchableTool } from "./search.js";
 
 export interface RegistryOptions {
   /**
@@ -69,9 +69,14 @@ export function createToolRegistry(
   host: Host,
   options: RegistryOptions = {},
 ): ToolRegistry {
-  const names = toolNames([...tools.map((tool) => tool.name), ...(options.mentionable ?? [])], options.names ?? "underscore");
+  const names = toolNames(
+    [...tools.map((tool) => tool.name), ...(options.mentionable ?? [])],
+    options.names ?? "underscore",
+  );
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const entries = tools.map((tool) => servedEntry(options.prebuilt?.get(tool.name) ?? toMcpTool(tool), names));
+  const entries = tools.map((tool) =>
+    servedEntry(options.prebuilt?.get(tool.name) ?? toMcpTool(tool), names),
+  );
   const listed = (listing: readonly Tool[]) => {
     const byServed = new Map(listing.map((entry) => [entry.name, entry.inputSchema]));
     return (name: string) => byServed.get(name) ?? byServed.get(names.served(names.canonical(name) ?? ""));
@@ -81,7 +86,8 @@ export function createToolRegistry(
     if (!tool) return unknownTool(name, options.catalog ?? "full");
     return toCallToolResult(await invokeTool(tool, args, host, callScope(extra)), names);
   };
-  if (options.catalog !== "search") return { listing: entries, names, inputSchema: listed(entries), call: direct };
+  if (options.catalog !== "search")
+    return { listing: entries, names, inputSchema: listed(entries), call: direct };
   const catalog = searchCatalog(tools, entries, direct);
   return {
     listing: catalog.listing,
@@ -166,4 +172,3 @@ function servedEntry(entry: Tool, names: ToolNames): Tool {
   served.name = names.served(entry.name);
   return served;
 }
-

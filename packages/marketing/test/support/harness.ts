@@ -1,9 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { type AnyToolDefinition, envHost } from "@toolkits/core";
-import { createToolRegistry, registerTools } from "@toolkits/core/mcp";
+import { connectTools, type ToolClient } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { marketingTools } from "../../src/index.js";
@@ -46,9 +43,9 @@ export function useSandbox() {
   };
 }
 
-let open: Client[] = [];
+let open: ToolClient[] = [];
 afterEach(async () => {
-  await Promise.all(open.map((client) => client.close()));
+  await Promise.all(open.map((tools) => tools.close()));
   open = [];
 });
 
@@ -57,15 +54,10 @@ export async function connect(
   env: NodeJS.ProcessEnv = { MARKETING_API_KEY: SANDBOX_API_KEY },
   tools: readonly AnyToolDefinition[] = marketingTools,
 ): Promise<Client> {
-  const server = new McpServer({ name: "marketing-test", version: "0.0.0" });
-  registerTools(server, createToolRegistry(tools, envHost(env)));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "marketing-test-client", version: "0.0.0" });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  // Like real clients: the listing makes the client check results against the output schemas.
-  await client.listTools();
-  open.push(client);
-  return client;
+  // Like real clients, it lists the tools first, so results are checked against the output schemas.
+  const connected = await connectTools(tools, envHost(env));
+  open.push(connected);
+  return connected.client;
 }
 
 /** Calls a tool by its short name (`GetAllSegments`). */
@@ -74,7 +66,7 @@ export async function call(
   tool: string,
   args: Record<string, unknown> = {},
 ): Promise<CallToolResult> {
-  return (await client.callTool({ name: `MarketingApi.${tool}`, arguments: args })) as CallToolResult;
+  return client.callTool({ name: `MarketingApi.${tool}`, arguments: args });
 }
 
 /** The text of a result's first content block (an error's message). */

@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { toMcpTool } from "@toolkits/core/mcp";
 import { argumentsFor, invalidArgumentsFor, type JsonSchema, namesParameter } from "@toolkits/core/testing";
 import fc from "fast-check";
