@@ -1,3 +1,4 @@
+import { servedName } from "./names.js";
 import type { AnyToolDefinition } from "./tool.js";
 
 const yesNo = (value: boolean): string => (value ? "yes" : "no");
@@ -9,8 +10,9 @@ function summary(description: string): string {
 }
 
 /**
- * A Markdown table of tools generated from their definitions: name, what it does (first sentence
- * of the description), parameters (required ones marked `*`) and the behaviour hints.
+ * A Markdown table of tools generated from their definitions: name, the name MCP clients and the
+ * function-calling adapters see by default (`Pager_WhoAmI`), what it does (first sentence of the
+ * description), parameters (required ones marked `*`) and the behaviour hints.
  */
 export function toolTable(tools: readonly AnyToolDefinition[]): string {
   const rows = tools.map((tool) => {
@@ -19,11 +21,11 @@ export function toolTable(tools: readonly AnyToolDefinition[]): string {
       .map(([name, schema]) => `\`${name}\`${schema.isOptional() ? "" : "*"}`)
       .join(", ");
     const { readOnly, destructive, idempotent } = tool.hints;
-    return `| \`${tool.name}\` | ${summary(tool.description)} | ${params || "none"} | ${yesNo(readOnly)} | ${yesNo(destructive)} | ${yesNo(idempotent)} |`;
+    return `| \`${tool.name}\` | \`${servedName(tool.name, "underscore")}\` | ${summary(tool.description)} | ${params || "none"} | ${yesNo(readOnly)} | ${yesNo(destructive)} | ${yesNo(idempotent)} |`;
   });
   return [
-    "| Tool | What it does | Parameters (`*` required) | Read-only | Destructive | Idempotent |",
-    "|---|---|---|---|---|---|",
+    "| Tool | Served as | What it does | Parameters (`*` required) | Read-only | Destructive | Idempotent |",
+    "|---|---|---|---|---|---|---|",
     ...rows,
   ].join("\n");
 }
