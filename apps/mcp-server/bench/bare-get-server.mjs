@@ -6,6 +6,6 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { registerGetService } from "./comparators.mjs";
 
 const server = new McpServer({ name: "bare-get", version: "0.0.0" });
-registerGetService(server, "Bare.GetService");
+registerGetService(server, "Bare_GetService");
 await server.connect(new StdioServerTransport());
 process.stdin.once("end", () => process.exit(0));

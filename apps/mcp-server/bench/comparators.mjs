@@ -1,13 +1,13 @@
 // Shared pieces of the comparator servers the benchmarks measure ours against: the small tools a
 // bare SDK server registers, and the same upstream GET that Pager.GetService makes, with the
-// headers the toolkit sends, against PAGER_API_URL.
+// toolkit's accept and authorization headers, against PAGER_API_URL.
 import { z } from "zod";
 
 /** Registers `count` small tools, a zod string parameter each, as a minimal SDK server would. */
 export function registerSmallTools(server, count) {
   for (let i = 0; i < count; i++) {
     server.registerTool(
-      `Bare.Tool${i}`,
+      `Bare_Tool${i}`,
       { description: `Does thing ${i}.`, inputSchema: z.object({ id: z.string().describe("An id") }) },
       async ({ id }) => ({ content: [{ type: "text", text: id }] }),
     );

@@ -67,8 +67,8 @@ function stop({ child }) {
   });
 }
 
-// Every server gets the same headers: the SDK's transport refuses a client that does not accept
-// both JSON and SSE; ours accepts the same; the bare handler ignores them.
+// Every server gets the same headers: the SDK's transport, which ours is built on too, answers 406
+// unless the client accepts both JSON and SSE; the bare handler ignores them.
 const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const body = (name, id) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
@@ -98,7 +98,7 @@ function post(target, payload) {
   });
 }
 
-/** The JSON-RPC answer in a response: the body, or the last SSE event's data (the SDK's stateless path streams). */
+/** The JSON-RPC answer in a response: the body, or the last SSE event's data (the SDK's transport streams). */
 function rpcAnswer({ sse, text }) {
   if (!sse) return JSON.parse(text);
   const data = text.split("\n").findLast((line) => line.startsWith("data:"));

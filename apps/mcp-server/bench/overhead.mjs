@@ -46,7 +46,7 @@ async function timed(run, count, into) {
 
 const runners = {
   direct,
-  bare: toolCall(bare, "Bare.GetService"),
+  bare: toolCall(bare, "Bare_GetService"),
   ours: toolCall(server, "Pager.GetService"),
 };
 const ms = { direct: [], bare: [], ours: [] };

@@ -80,7 +80,8 @@ const bytes = (tool) =>
   );
 const perToolkit = new Map();
 for (const tool of full.tools) {
-  const prefix = tool.name.split(".")[0];
+  // Served names are Pager_WhoAmI by default, Pager.WhoAmI with --tool-names dotted.
+  const prefix = tool.name.split(/[._]/)[0];
   const row = perToolkit.get(prefix) ?? { tools: 0, bytes: 0 };
   perToolkit.set(prefix, { tools: row.tools + 1, bytes: row.bytes + bytes(tool) });
 }
