@@ -6,7 +6,6 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { toNodeHandler } from "@modelcontextprotocol/node";
 import {
   type AuthInfo,
   bearerAuthChallengeResponse,
@@ -134,7 +133,10 @@ function originRule(options: HttpOptions & { publicUrl: string }): (origin: stri
   };
 }
 
-/** `/mcp`: bearer token, then the body's size, type and JSON, then the SDK's handler. */
+/**
+ * `/mcp`: bearer token, then the body's size, type and JSON, then the SDK's handler, which serves
+ * both protocol eras. A plain 2025-era tool call skips the SDK (see `plainLegacyCall`).
+ */
 function mcpEndpoint(
   registry: ToolRegistry,
   options: HttpOptions & { publicUrl: string },
@@ -147,13 +149,13 @@ function mcpEndpoint(
       createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
     { onerror, maxRequestBodySize: options.maxBodyBytes },
   );
-  const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: options.maxBodyBytes });
   const verifier = options.auth && tokenVerifier(options.auth);
   const resourceMetadataUrl = `${options.publicUrl}${METADATA_PATH}`;
-  return async (req: IncomingMessage & { auth?: AuthInfo }, res) => {
+  return async (req, res) => {
+    let authInfo: AuthInfo | undefined;
     if (verifier) {
       try {
-        req.auth = await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl });
+        authInfo = await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl });
       } catch (error) {
         return sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
       }
@@ -164,16 +166,89 @@ function mcpEndpoint(
       if ("status" in read) return rpcError(res, read.status, read.message);
       body = read.body;
       const cancelled = cancelledRequestId(body);
-      if (cancelled !== undefined) calls.cancel(callerOf(req.auth), cancelled);
+      if (cancelled !== undefined) calls.cancel(callerOf(authInfo), cancelled);
     }
-    const timer = setTimeout(() => {
-      if (!res.headersSent)
-        rpcError(res, 504, `The request took longer than ${options.requestTimeoutMs} ms.`);
-      else res.destroy();
-    }, options.requestTimeoutMs);
-    res.once("close", () => clearTimeout(timer));
-    await serve(req, res, body);
+    const signal = exchangeSignal(res, options.requestTimeoutMs);
+    const call = plainLegacyCall(body, req.headers);
+    if (call) {
+      const tracked = calls.tracking(registry, callerOf(authInfo), signal);
+      const result = await tracked.call(call.name, call.arguments, {
+        requestId: call.id,
+        signal,
+        notify: noNotify,
+      });
+      if (!res.headersSent) json(res, 200, { jsonrpc: "2.0", id: call.id, result });
+      return;
+    }
+    await sendResponse(res, await handler.fetch(webRequest(req, signal), { authInfo, parsedBody: body }));
   };
+}
+
+const noNotify = async () => {};
+const LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/**
+ * The tool call in `body` when it is the commonest request of all: a single 2025-era `tools/call`
+ * (no 2026-07-28 `_meta` claim or header) asking for no progress, from a client that accepts JSON.
+ * The SDK's stateless legacy path answers it with nothing but the tool's result, and building a
+ * server, a transport and web-standard request and response objects for it costs more than the
+ * rest of the call, so it is answered straight from the registry. Undefined for anything else,
+ * malformed requests included, which the SDK answers.
+ */
+function plainLegacyCall(
+  body: unknown,
+  headers: IncomingMessage["headers"],
+): { id: string | number; name: string; arguments: unknown } | undefined {
+  const version = headers["mcp-protocol-version"];
+  if (version !== undefined && !LEGACY_REVISIONS.includes(String(version))) return undefined;
+  const accept = String(headers.accept ?? "");
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown } | null;
+  if (message?.jsonrpc !== "2.0" || message.method !== "tools/call") return undefined;
+  const { id } = message;
+  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  const params = message.params as { name?: unknown; arguments?: unknown; _meta?: unknown } | undefined;
+  if (typeof params?.name !== "string" || !isPlainObject(params.arguments ?? {})) return undefined;
+  if (params._meta !== undefined && (!isPlainObject(params._meta) || Object.keys(params._meta).length))
+    return undefined;
+  return { id, name: params.name, arguments: params.arguments };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The request headers the SDK's handlers read: content negotiation and MCP's own. */
+const SDK_HEADERS = /^(accept|content-type|mcp-.*|last-event-id)$/;
+
+/**
+ * Aborts when the client goes away before the answer, or when the request takes longer than
+ * `timeoutMs` (then answered 504), so the call and its upstream requests stop.
+ */
+function exchangeSignal(res: ServerResponse, timeoutMs: number): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    if (!res.headersSent) rpcError(res, 504, `The request took longer than ${timeoutMs} ms.`);
+    else res.destroy();
+    controller.abort();
+  }, timeoutMs);
+  res.once("close", () => {
+    clearTimeout(timer);
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** The web-standard request the SDK's handler takes, without a body (it gets the parsed one). */
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string" && SDK_HEADERS.test(name)) headers.set(name, value);
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${MCP_PATH}`, {
+    method: req.method,
+    headers,
+    signal,
+  });
 }
 
 /**
@@ -267,9 +342,18 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(typeof body === "string" ? body : JSON.stringify(body));
 }
 
+/** Writes a web-standard response, streaming an event stream as it comes; a finished exchange is left alone. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  if (res.headersSent || res.destroyed) return void response.body?.cancel().catch(() => {});
   res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.end(Buffer.from(await response.arrayBuffer()));
+  if (!response.body) return void res.end();
+  if (!response.headers.get("content-type")?.includes("text/event-stream"))
+    return void res.end(await response.text());
+  for await (const chunk of response.body) {
+    if (res.destroyed) break;
+    res.write(chunk);
+  }
+  res.end();
 }
 
 /** The URL a local client reaches the bound server at, e.g. `http://127.0.0.1:3000`. */

@@ -98,6 +98,24 @@ describe("HTTP on the 2026-07-28 revision", () => {
   });
 });
 
+describe("HTTP on the 2025 revisions", () => {
+  it("answers a plain tool call as JSON, and one asking for progress as an event stream, with the same result", async () => {
+    const call = (meta: Record<string, unknown> | undefined) => ({
+      method: "tools/call",
+      params: {
+        name: "Pager_GetIncident",
+        arguments: { incident_id: "PNOSUCH" },
+        ...(meta ? { _meta: meta } : {}),
+      },
+    });
+    const plain = await post({ "mcp-protocol-version": "2025-11-25" }, call(undefined));
+    const streamed = await post({ "mcp-protocol-version": "2025-11-25" }, call({ progressToken: 1 }));
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual({ jsonrpc: "2.0", id: 7, result: expect.objectContaining({ isError: true }) });
+    expect(streamed.body).toEqual(plain.body);
+  });
+});
+
 describe("Host and Origin on a loopback bind", () => {
   const list = { method: "tools/list", params: {} };
 

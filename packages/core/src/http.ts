@@ -1,4 +1,3 @@
-import type { HTTPError } from "ky";
 import { type ErrorKind, kindForStatus, ToolError, upstreamMessage } from "./errors.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -84,87 +83,125 @@ export interface HttpClient {
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
 }
 
-// ky loads on the first request, keeping it out of start-up.
-let kyModule: Promise<typeof import("ky")> | undefined;
-const loadKy = () => (kyModule ??= import("ky"));
-
-/** ky's errors, told apart by name since ky itself loads lazily. */
-const isHttpError = (error: unknown): error is HTTPError =>
-  error instanceof Error && error.name === "HTTPError" && "response" in error;
-const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === "TimeoutError";
-
 const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "PUT", "DELETE"]);
-const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
+const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+/** Statuses whose answer may say when to come back (`Retry-After`, `ratelimit-reset`). */
+const WAIT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /** Creates an HttpClient for one upstream. Cheap: build one per call when credentials vary. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const policy = options.retry ?? DEFAULT_RETRY;
   const base = options.baseUrl.replace(/\/+$/, "");
+  const send = options.fetch ?? ((input, init) => fetch(input, init));
   return {
     async request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
       const url = base + expandPath(request.path, request.pathParams ?? {}) + queryString(request.query);
       const idempotent = request.idempotent ?? IDEMPOTENT_METHODS.has(request.method);
+      assertSendableHeaders(request.headers ?? {});
       const headers: Record<string, string> = {
         accept: "application/json",
         ...options.headers,
         ...request.headers,
       };
-      assertSendableHeaders(request.headers ?? {});
       if (options.authorization) headers.authorization = await options.authorization();
       if (request.body !== undefined) headers["content-type"] = "application/json";
+      const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+      const exchange = (signal: AbortSignal) => send(url, { method: request.method, headers, body, signal });
       const started = Date.now();
-      let response: Response;
-      try {
-        const { default: ky } = await loadKy();
-        response = await ky(url, {
-          method: request.method,
-          headers,
-          body: request.body === undefined ? undefined : JSON.stringify(request.body),
-          signal: request.signal,
-          timeout: options.timeoutMs ?? 30_000,
-          fetch: options.fetch,
-          retry: {
-            limit: policy.limit,
-            methods: ["get", "head", "post", "put", "patch", "delete"],
-            statusCodes: RETRY_STATUSES,
-            afterStatusCodes: [429, 503],
-            delay: (attempt) => policy.backoffMs * 2 ** (attempt - 1),
-            backoffLimit: policy.maxBackoffMs,
-            jitter: true,
-            shouldRetry: ({ error }) =>
-              request.signal?.aborted ? false : shouldRetry(error, idempotent, policy, Date.now() - started),
-          },
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await attemptOnce(exchange, request.signal, options.timeoutMs ?? 30_000);
+        const wait = nextWait(outcome, { attempt, idempotent, policy, elapsedMs: Date.now() - started });
+        if (wait === undefined) return settle<T>(outcome, request, idempotent, policy, options.advise);
+        await sleep(wait, request.signal).catch((error: unknown) => {
+          throw networkFailure({ error, timedOut: false }, request, idempotent);
         });
-      } catch (error) {
-        throw await failure(error, request, idempotent, policy, options.advise);
       }
-      return {
-        status: response.status,
-        data: await parseBody<T>(response, idempotent),
-        headers: response.headers,
-      };
     },
   };
 }
 
+/** What one attempt came to: an answer (its body read), or the error that stopped it. */
+type Attempt = { response: Response; text: string } | { error: unknown; timedOut: boolean };
+
 /**
- * ky asks this before each retry: `false` stops, `undefined` lets ky wait (honouring
- * `Retry-After` / `ratelimit-reset` on 429 and 503) and retry.
+ * Sends once and reads the whole answer within `timeoutMs`. The caller's signal aborts it too;
+ * a refused or cut connection comes back as `{ error }`, never thrown.
  */
-function shouldRetry(
-  error: Error,
+async function attemptOnce(
+  exchange: (signal: AbortSignal) => Promise<Response>,
+  callerSignal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<Attempt> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+  try {
+    const response = await exchange(signal);
+    return { response, text: await response.text() };
+  } catch (error) {
+    return { error, timedOut: timeout.aborted && !callerSignal?.aborted };
+  }
+}
+
+interface RetryState {
+  attempt: number;
+  idempotent: boolean;
+  policy: RetryPolicy;
+  elapsedMs: number;
+}
+
+/**
+ * How long to wait before trying again, in milliseconds, or undefined to stop. Only idempotent
+ * requests are repeated after a failure, since the first may have been carried out; a 429 was
+ * refused, so any request may be. Waits follow `Retry-After`/`ratelimit-reset` on 429 and 503,
+ * else exponential backoff with full jitter, and never beyond the policy's budget.
+ */
+function nextWait(outcome: Attempt, state: RetryState): number | undefined {
+  const { attempt, idempotent, policy, elapsedMs } = state;
+  if (attempt >= policy.limit) return undefined;
+  const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** attempt) * Math.random();
+  if ("error" in outcome) {
+    if (!idempotent || outcome.timedOut || isAbort(outcome.error)) return undefined;
+    return elapsedMs + policy.maxBackoffMs <= policy.budgetMs ? backoff : undefined;
+  }
+  const { status, headers } = outcome.response;
+  if (!RETRY_STATUSES.has(status) || (status !== 429 && !idempotent)) return undefined;
+  const asked = WAIT_STATUSES.has(status) ? retryAfterMs(headers) : undefined;
+  const wait = asked ?? backoff;
+  return elapsedMs + wait > policy.budgetMs ? undefined : wait;
+}
+
+/** The final answer as a response, or the ToolError the caller should see. */
+function settle<T>(
+  outcome: Attempt,
+  request: HttpRequest,
   idempotent: boolean,
   policy: RetryPolicy,
-  elapsedMs: number,
-): false | undefined {
-  if (isHttpError(error)) {
-    const { status, headers } = error.response;
-    if (status !== 429 && !idempotent) return false;
-    const wait = retryAfterMs(headers) ?? policy.maxBackoffMs;
-    return elapsedMs + wait > policy.budgetMs ? false : undefined;
-  }
-  if (isTimeout(error) || isAbort(error)) return false;
-  return idempotent && elapsedMs + policy.maxBackoffMs <= policy.budgetMs ? undefined : false;
+  advise: HttpClientOptions["advise"],
+): HttpResponse<T> {
+  if ("error" in outcome) throw networkFailure(outcome, request, idempotent);
+  const { response, text } = outcome;
+  if (!response.ok) throw statusFailure(response, text, request, idempotent, policy, advise);
+  return {
+    status: response.status,
+    data: parseBody<T>(response.status, text, idempotent),
+    headers: response.headers,
+  };
+}
+
+/** Waits `ms`, or rejects with the caller's abort reason as soon as the call is cancelled. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 }
 
 /**
@@ -237,8 +274,7 @@ function queryString(query: HttpRequest["query"]): string {
   return text ? `?${text}` : "";
 }
 
-async function parseBody<T>(response: Response, idempotent: boolean): Promise<T | undefined> {
-  const text = await response.text();
+function parseBody<T>(status: number, text: string, idempotent: boolean): T | undefined {
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text) as T;
@@ -248,8 +284,8 @@ async function parseBody<T>(response: Response, idempotent: boolean): Promise<T 
       : " The request itself may have been carried out; check before repeating it.";
     throw new ToolError(
       "upstream_error",
-      `The upstream answered HTTP ${response.status} with a body that is not JSON: ${upstreamMessage(text)}.${outcome}`,
-      { status: response.status, retryable: idempotent },
+      `The upstream answered HTTP ${status} with a body that is not JSON: ${upstreamMessage(text)}.${outcome}`,
+      { status, retryable: idempotent },
     );
   }
 }
@@ -258,36 +294,44 @@ const NOT_REPEATED =
   " The request may have reached the upstream, so it was not repeated (that could do it twice). Check whether it took effect before calling again.";
 
 /**
- * Maps a failed request to a ToolError. The original error is not kept as `cause`: it holds the
- * request, Authorization header included, and a logged cause would leak it.
+ * An upstream error answer as a ToolError. The original request is never kept as `cause`: it holds
+ * the Authorization header, and a logged cause would leak it.
  */
-async function failure(
-  error: unknown,
+function statusFailure(
+  response: Response,
+  text: string,
   request: HttpRequest,
   idempotent: boolean,
   policy: RetryPolicy,
   advise: HttpClientOptions["advise"],
-): Promise<ToolError> {
+): ToolError {
+  const { status, headers } = response;
+  const kind = kindForStatus(status);
+  const upstream = upstreamMessage(text);
+  const advice = advise?.({ status, kind, upstream, request });
+  const unknownOutcome = !idempotent && status >= 500 ? NOT_REPEATED : "";
+  const said = upstream ? `: ${upstream}${/[.!?]$/.test(upstream) ? "" : "."}` : ".";
+  const message = `${request.method} ${request.path} failed with HTTP ${status}${said}${advice ? ` ${advice}` : ""}${unknownOutcome}`;
+  const retryAfter = kind === "rate_limited" ? (retryAfterMs(headers) ?? policy.maxBackoffMs) : undefined;
+  const retryable = kind === "rate_limited" || (idempotent && RETRY_STATUSES.has(status));
+  return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable });
+}
+
+/** A request that got no (whole) answer, as a ToolError: cancelled, timed out or unreachable. */
+function networkFailure(
+  outcome: { error: unknown; timedOut: boolean },
+  request: HttpRequest,
+  idempotent: boolean,
+): ToolError {
+  const { error, timedOut } = outcome;
   if (error instanceof ToolError) return error;
   // A cancelled call's fetch rejects with whatever reason the caller gave, not always an AbortError.
-  if (request.signal?.aborted || isAbort(error)) {
+  if (request.signal?.aborted) {
     return new ToolError("timeout", `${request.method} ${request.path} was cancelled.`, { retryable: false });
   }
-  if (isHttpError(error)) {
-    const { status, headers } = error.response;
-    const kind = kindForStatus(status);
-    const upstream = upstreamMessage(await error.response.text().catch(() => ""));
-    const advice = advise?.({ status, kind, upstream, request });
-    const unknownOutcome = !idempotent && status >= 500 ? NOT_REPEATED : "";
-    const said = upstream ? `: ${upstream}${/[.!?]$/.test(upstream) ? "" : "."}` : ".";
-    const message = `${request.method} ${request.path} failed with HTTP ${status}${said}${advice ? ` ${advice}` : ""}${unknownOutcome}`;
-    const retryAfter = kind === "rate_limited" ? (retryAfterMs(headers) ?? policy.maxBackoffMs) : undefined;
-    const retryable = kind === "rate_limited" || (idempotent && RETRY_STATUSES.includes(status));
-    return new ToolError(kind, message, { status, retryAfterMs: retryAfter, retryable });
-  }
-  if (isTimeout(error)) {
-    const outcome = idempotent ? "" : NOT_REPEATED;
-    return new ToolError("timeout", `${request.method} ${request.path} timed out.${outcome}`, {
+  if (timedOut) {
+    const notRepeated = idempotent ? "" : NOT_REPEATED;
+    return new ToolError("timeout", `${request.method} ${request.path} timed out.${notRepeated}`, {
       retryable: idempotent,
     });
   }
