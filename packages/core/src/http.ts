@@ -132,13 +132,16 @@ async function attemptOnce(
   callerSignal: AbortSignal | undefined,
   timeoutMs: number,
 ): Promise<Attempt> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
   try {
     const response = await exchange(signal);
     return { response, text: await response.text() };
   } catch (error) {
-    return { error, timedOut: timeout.aborted && !callerSignal?.aborted };
+    return { error, timedOut: timeout.signal.aborted && !callerSignal?.aborted };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
