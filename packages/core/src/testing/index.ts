@@ -2,3 +2,4 @@ export * from "./arguments.js";
 export * from "./faults.js";
 export * from "./leaks.js";
 export * from "./mcp.js";
+export * from "./descriptions.js";

@@ -21,7 +21,7 @@ export const listLogEntries = defineTool({
   name: "Pager.ListLogEntries",
   title: "List log entries",
   description:
-    "Lists the account's activity feed, newest first: incident triggers, notifications, acknowledgements, escalations, resolutions.",
+    "Lists the account's activity feed as log entries, newest first: incident triggers, notifications, acknowledgements, escalations, resolutions.",
   input: z.object({
     since: sinceParam(),
     until: untilParam(),

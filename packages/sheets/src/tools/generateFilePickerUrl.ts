@@ -16,7 +16,7 @@ export const generateFilePickerUrl = defineTool({
   name: "Sheets.GenerateFilePickerUrl",
   title: "Generate file picker URL",
   description:
-    "Returns a link to a Google file picker where the user picks spreadsheets this app may then use (it reaches only files it created or the user picked). Use it when a spreadsheet is not found or access is denied. The link works for 10 minutes.",
+    "Returns the URL of a Google file picker where the user picks spreadsheets this app may then use (it reaches only files it created or the user picked), and when it expires. Use it when a spreadsheet is not found or access is denied. The link works for 10 minutes.",
   input: z.object({}),
   output: z.object({
     url: z.string(),
