@@ -8,10 +8,12 @@ import {
   type TokenProvider,
   tokensFromEnv,
 } from "./secrets.js";
-import type { AuthRequirement, ProgressUpdate, ToolContext } from "./tool.js";
+import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
 
-/** A credential the host could not find. */
-export type MissingCredential = { kind: "secret"; name: string } | { kind: "token"; provider: string };
+/** A credential the host could not find: an OAuth provider's token (or its stand-in secret), or a secret. */
+export type MissingCredential =
+  | { kind: "secret"; name: string }
+  | { kind: "token"; provider: string; alternativeSecret?: string };
 
 /**
  * Where tools get credentials, settings and logging. One host serves every call; a context per
@@ -27,13 +29,15 @@ export interface Host {
   howToSupply(missing: MissingCredential): string;
   /** Cap on a result's JSON size in bytes; larger results are cut with a marker. */
   maxResultBytes?: number;
+  /** The fetch upstream requests go through (a sandbox's fakes, say); default the global one. */
+  fetch?: typeof fetch;
 }
 
 /** Host advice for environment-configured credentials. */
 export function envAdvice(missing: MissingCredential): string {
-  return missing.kind === "secret"
-    ? `Set the ${missing.name} environment variable for the server and restart it.`
-    : `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider} and restart the server.`;
+  if (missing.kind === "secret") return `Set the ${missing.name} environment variable for the server and restart it.`;
+  const alternative = missing.alternativeSecret ? ` (or ${missing.alternativeSecret})` : "";
+  return `Set ${accessTokenVariable(missing.provider)}${alternative} to an OAuth access token for ${missing.provider} and restart the server.`;
 }
 
 /** A host reading everything from environment variables (the default for servers and scripts). */
@@ -48,69 +52,57 @@ export function envHost(env: NodeJS.ProcessEnv = process.env, overrides: Partial
   };
 }
 
+/** What the caller of one tool call gives it besides the arguments. */
 export interface CallScope {
+  /** Aborted when the caller cancels; the tool's upstream requests stop. */
   signal?: AbortSignal;
+  /** Receives progress, when the caller asked for it. */
   progress?: (update: ProgressUpdate) => void;
 }
 
 /**
- * Builds the per-call context a handler receives. Each credential is looked up once per call, so
- * the check before the handler and the handler's own request share one lookup (a token store read,
- * a refresh).
+ * Builds the per-call context a tool receives, for a tool needing `auth`. Its credential is looked
+ * up once per call, so the check before the handler and the handler's own requests share one
+ * lookup (a token store read, a refresh).
  */
-export function createContext(host: Host, scope: CallScope = {}): ToolContext {
-  const looked = new Map<string, Promise<string | undefined>>();
-  const once = (key: string, load: () => string | undefined | Promise<string | undefined>) => {
-    let value = looked.get(key);
-    if (!value) {
-      value = Promise.resolve().then(load);
-      looked.set(key, value);
-    }
-    return value;
-  };
-  const token = (provider: string, scopes: readonly string[]) =>
-    once(`token ${provider} ${scopes.join(" ")}`, () => host.tokens(provider, scopes));
-  const secret = (name: string) => once(`secret ${name}`, () => host.secrets(name));
-  const missing = (what: MissingCredential, label: string) =>
-    new ToolError("unauthenticated", `${label} is not configured. ${host.howToSupply(what)}`, {
-      retryable: false,
-    });
+export function createContext(host: Host, auth: AuthRequirement, scope: CallScope = {}): ToolContext {
+  let credential: Promise<Credential> | undefined;
   return {
-    async accessToken(provider, scopes) {
-      const value = await token(provider, scopes);
-      if (!value) throw missing({ kind: "token", provider }, `An access token for ${provider}`);
-      return new Secret(accessTokenVariable(provider), value);
-    },
-    async optionalAccessToken(provider, scopes) {
-      const value = await token(provider, scopes);
-      return value ? new Secret(accessTokenVariable(provider), value) : undefined;
-    },
-    async secret(name) {
-      const value = await secret(name);
-      if (!value) throw missing({ kind: "secret", name }, `The secret ${name}`);
-      return new Secret(name, value);
-    },
-    async optionalSecret(name) {
-      const value = await secret(name);
-      return value ? new Secret(name, value) : undefined;
+    credential: () => {
+      credential ??= resolveCredential(host, auth);
+      return credential;
     },
     setting: (name) => host.settings(name),
     signal: scope.signal ?? new AbortController().signal,
     progress: scope.progress ?? (() => {}),
     logger: host.logger,
+    fetch: host.fetch ?? ((input, init) => fetch(input, init)),
     maxResultBytes: host.maxResultBytes,
   };
 }
 
 /**
- * Fails with `unauthenticated` before any upstream call when a credential the tool declares is
- * missing from `context`. An OAuth need is met by the token or by its alternative secret.
+ * The credential `auth` asks for: the OAuth token when the host has one, else the named secret.
+ * @throws ToolError `unauthenticated` with the host's advice when it has neither.
  */
-export async function assertCredentials(auth: AuthRequirement, context: ToolContext): Promise<void> {
-  for (const name of auth.secrets ?? []) await context.secret(name);
-  const oauth = auth.oauth;
-  if (!oauth) return;
-  if (await context.optionalAccessToken(oauth.provider, oauth.scopes)) return;
-  if (oauth.alternativeSecret && (await context.optionalSecret(oauth.alternativeSecret))) return;
-  await context.accessToken(oauth.provider, oauth.scopes);
+async function resolveCredential(host: Host, auth: AuthRequirement): Promise<Credential> {
+  const { oauth, secret } = auth;
+  if (oauth) {
+    const token = await host.tokens(oauth.provider, oauth.scopes);
+    if (token) return { kind: "token", provider: oauth.provider, value: new Secret(accessTokenVariable(oauth.provider), token) };
+  }
+  if (secret) {
+    const value = await host.secrets(secret);
+    if (value) return { kind: "secret", name: secret, value: new Secret(secret, value) };
+  }
+  const missing: MissingCredential = oauth
+    ? { kind: "token", provider: oauth.provider, alternativeSecret: secret }
+    : { kind: "secret", name: secret ?? "(none declared)" };
+  const what = oauth ? `An access token for ${oauth.provider}` : `The secret ${secret}`;
+  throw new ToolError("unauthenticated", `${what} is not configured. ${host.howToSupply(missing)}`, {
+    retryable: false,
+  });
 }
+
+/** Whether a tool declares a credential at all (search and call tools of a catalogue do not). */
+export const needsCredential = (auth: AuthRequirement): boolean => auth.oauth !== undefined || auth.secret !== undefined;

@@ -9,3 +9,4 @@ export * from "./pagination.js";
 export * from "./results.js";
 export * from "./secrets.js";
 export * from "./tool.js";
+export * from "./upstream.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { assertCredentials, type CallScope, createContext, type Host } from "./context.js";
+import { type CallScope, createContext, type Host, needsCredential } from "./context.js";
 import { ToolError, toToolError } from "./errors.js";
 import { capResult, compact } from "./results.js";
 import type { AnyToolDefinition } from "./tool.js";
@@ -45,8 +45,9 @@ async function run(
 ): Promise<ToolOutcome> {
   try {
     const input = parseArguments(tool, args);
-    const context = createContext(host, scope);
-    await assertCredentials(tool.auth, context);
+    const context = createContext(host, tool.auth, scope);
+    // Checked before the handler runs, so a missing credential never costs an upstream call.
+    if (needsCredential(tool.auth)) await context.credential();
     const raw = await tool.handler(input, context);
     const result = compact(raw) as Record<string, unknown>;
     return { ok: true, result: host.maxResultBytes ? capResult(result, host.maxResultBytes) : result };

@@ -17,18 +17,24 @@ export interface ToolHints {
   openWorld: boolean;
 }
 
-/** What a tool needs before it can run; checked before any upstream call. */
+/**
+ * The one credential a tool needs, stated once in its definition; checked before any upstream call
+ * and handed to the tool as `context.credential()`.
+ */
 export interface AuthRequirement {
   /** An OAuth provider id (`pager`, `google`) and the scopes the tool's calls need. */
-  oauth?: {
-    provider: string;
-    scopes: readonly string[];
-    /** A secret that may stand in for the OAuth token, e.g. a classic API token. */
-    alternativeSecret?: string;
-  };
-  /** Named secrets, e.g. `MARKETING_API_KEY`. */
-  secrets?: readonly string[];
+  oauth?: { provider: string; scopes: readonly string[] };
+  /**
+   * A named secret, e.g. `MARKETING_API_KEY`; next to `oauth`, one that may stand in for its token
+   * when there is none (a classic API token).
+   */
+  secret?: string;
 }
+
+/** A credential as a tool receives it: an OAuth access token, or a named secret. */
+export type Credential =
+  | { kind: "token"; provider: string; value: Secret }
+  | { kind: "secret"; name: string; value: Secret };
 
 /** Progress of a long call: `progress` rises monotonically, `total` when known. */
 export interface ProgressUpdate {
@@ -42,14 +48,12 @@ export interface ProgressUpdate {
  * (the MCP server, a test, another agent framework).
  */
 export interface ToolContext {
-  /** The access token for `provider`; throws ToolError `unauthenticated` naming how to sign in. */
-  accessToken(provider: string, scopes: readonly string[]): Promise<Secret>;
-  /** The access token for `provider`, or `undefined` when the user has not signed in to it. */
-  optionalAccessToken(provider: string, scopes: readonly string[]): Promise<Secret | undefined>;
-  /** A named secret; throws ToolError `unauthenticated` naming the secret and how to set it. */
-  secret(name: string): Promise<Secret>;
-  /** A named secret, or `undefined` when it is not configured. */
-  optionalSecret(name: string): Promise<Secret | undefined>;
+  /**
+   * The credential the calling tool declared in `auth`: its OAuth access token, or else the secret
+   * that stands in for it. Looked up once per call.
+   * @throws ToolError `unauthenticated` saying how to supply it (sign in, or set a variable).
+   */
+  credential(): Promise<Credential>;
   /** A non-secret setting such as `PAGER_REGION`; `undefined` when unset. */
   setting(name: string): string | undefined;
   /** Aborted when the caller cancels; pass it to every upstream request. */
@@ -57,6 +61,8 @@ export interface ToolContext {
   /** Reports progress to the caller; a no-op when the caller did not ask for progress. */
   progress(update: ProgressUpdate): void;
   logger: Logger;
+  /** The fetch every upstream request goes through: the network, or a sandbox's fakes. */
+  fetch: typeof fetch;
   /**
    * The host's cap on a result's JSON size, in bytes, when it has one. Tools that cut their own
    * results with a precise way to continue (e.g. the next row) stay under it.

@@ -15,7 +15,7 @@ const listThings = defineTool({
   }),
   output: z.object({ things: z.array(z.object({ id: z.string(), status: z.string() })), more: z.boolean() }),
   hints: READ_ONLY_HINTS,
-  auth: { secrets: ["MARKETING_API_KEY"] },
+  auth: { secret: "MARKETING_API_KEY" },
   async handler({ status, limit }, context) {
     context.progress({ progress: 1, total: 1, message: "listed" });
     const things = Array.from({ length: limit }, (_, i) => ({
@@ -34,9 +34,9 @@ const failing = defineTool({
   input: z.object({}),
   output: z.object({}),
   hints: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
-  auth: { secrets: ["MARKETING_API_KEY"] },
+  auth: { secret: "MARKETING_API_KEY" },
   async handler(_input, context) {
-    const key = await context.secret("MARKETING_API_KEY");
+    const key = (await context.credential()).value;
     throw new ToolError("forbidden", `key ${key.reveal()} lacks access to things; see Test.ListThings`);
   },
 });

@@ -42,9 +42,9 @@ describe("Secret", () => {
       input: z.object({}),
       output: z.object({}),
       hints: READ_ONLY_HINTS,
-      auth: { secrets: ["MARKETING_API_KEY"] },
+      auth: { secret: "MARKETING_API_KEY" },
       async handler(_input, context) {
-        const key = await context.secret("MARKETING_API_KEY");
+        const key = (await context.credential()).value;
         throw new Error(`request with ${key.reveal()} failed`);
       },
     });
@@ -83,7 +83,7 @@ describe("secret providers", () => {
       input: z.object({}),
       output: z.object({}),
       hints: READ_ONLY_HINTS,
-      auth: { secrets: ["MARKETING_API_KEY"] },
+      auth: { secret: "MARKETING_API_KEY" },
       async handler() {
         ran = true;
         return {};
@@ -107,8 +107,8 @@ describe("secret providers", () => {
       hints: READ_ONLY_HINTS,
       auth: { oauth: { provider: "pager", scopes: ["read"] } },
       async handler(_input, context) {
-        const first = await context.accessToken("pager", ["read"]);
-        const second = await context.accessToken("pager", ["read"]);
+        const first = (await context.credential()).value;
+        const second = (await context.credential()).value;
         return { same: first.reveal() === second.reveal() };
       },
     });
@@ -128,7 +128,7 @@ describe("secret providers", () => {
       input: z.object({}),
       output: z.object({ ok: z.boolean() }),
       hints: READ_ONLY_HINTS,
-      auth: { oauth: { provider: "pager", scopes: ["read"], alternativeSecret: "PAGER_API_TOKEN" } },
+      auth: { oauth: { provider: "pager", scopes: ["read"] }, secret: "PAGER_API_TOKEN" },
       async handler() {
         return { ok: true };
       },

@@ -1,29 +1,22 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { drive_v3 } from "@googleapis/drive";
-import type { sheets_v4 } from "@googleapis/sheets";
+import type { MethodOptions, sheets_v4 } from "@googleapis/sheets";
 import {
   createHttpClient,
-  DEFAULT_RETRY,
   type FailureInfo,
   type HttpClient,
-  kindForStatus,
   type RetryPolicy,
-  retryAfterMs,
-  type Secret,
+  sendUpstream,
   type ToolContext,
   ToolError,
-  upstreamMessage,
+  type UpstreamOptions,
 } from "@toolkits/core";
 import type { CellBlock, CellValue } from "./cells.js";
-import { GOOGLE } from "./scopes.js";
 import type { SpreadsheetInfo } from "./spreadsheet.js";
 
 /** Setting naming one root URL for every Google API this toolkit calls (a fake server in tests). */
 export const ROOT_URL_SETTING = "GOOGLE_API_ROOT_URL";
 /** Where userinfo and Drive `about` live when no root URL is configured. */
 const WWW_ROOT = "https://www.googleapis.com";
-/** Per-attempt timeout, in milliseconds. */
-export const TIMEOUT_MS = 30_000;
 
 const METADATA_FIELDS =
   "spreadsheetId,spreadsheetUrl,properties(title,locale,timeZone)," +
@@ -32,7 +25,6 @@ const GRID_FIELDS =
   "sheets(properties/sheetId,data(startRow,startColumn,rowData/values(userEnteredValue,formattedValue,note)))";
 const SEARCH_FIELDS = "nextPageToken,incompleteSearch,files(id,name,modifiedTime,webViewLink)";
 const USER_FIELDS = "user(displayName,emailAddress,photoLink),storageQuota,canCreateDrives";
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const PICKER_HINT =
   "This app only reaches spreadsheets it created or that the user picked (drive.file access): " +
   "call Sheets.GenerateFilePickerUrl and ask the user to pick the file to grant access, " +
@@ -71,10 +63,10 @@ export interface UserInfo {
 }
 
 /**
- * Typed access to the Google endpoints the sheets tools call. Every method sends the caller's
- * Google access token, passes the call's abort signal, times out after 30 s per attempt, retries
- * idempotent requests on 408/429/500/502/503/504 and network failures within the retry budget (honouring
- * `Retry-After`), never retries spreadsheet creation, and throws ToolError with Google's own message.
+ * Typed access to the Google endpoints the sheets tools call. Every request, the Google client
+ * libraries' included, goes through core's upstream policy (`sendUpstream`): the caller's Google
+ * access token, the call's abort signal, its time limit and retries (never a repeated spreadsheet
+ * creation), and ToolErrors carrying Google's own message and this toolkit's advice.
  */
 export interface GoogleClient {
   /** `GET /v4/spreadsheets/{id}` with a metadata-only field mask. @throws ToolError `not_found`/`forbidden` with the picker hint. */
@@ -102,7 +94,7 @@ export interface GoogleClientOptions {
   retry?: RetryPolicy;
 }
 
-/** One upstream operation, for retry decisions and messages. */
+/** One Google API method call, for the policy's retry decision and for messages. */
 interface Operation {
   /** Google's method id, e.g. `spreadsheets.get`. */
   method: string;
@@ -111,32 +103,49 @@ interface Operation {
   spreadsheetId?: string;
 }
 
+/** gaxios' hook for sending a request it prepared (URL, method, headers, encoded body) itself. */
+type Adapter = NonNullable<MethodOptions["adapter"]>;
+
 // Imported on first use: the Google client libraries cost ~100 ms to load.
 let sheetsLibrary: Promise<typeof import("@googleapis/sheets")> | undefined;
 let driveLibrary: Promise<typeof import("@googleapis/drive")> | undefined;
 
 /**
- * A client acting for the caller of one tool: token from `context.accessToken("google", scopes)`,
- * root URL from the `GOOGLE_API_ROOT_URL` setting (default: each API's own Google host).
+ * A client acting for the caller of one tool, with the Google access token its `auth` declares
+ * and the root URL from the `GOOGLE_API_ROOT_URL` setting (default: each API's own Google host).
  */
-export function googleClient(
-  context: ToolContext,
-  scopes: readonly string[],
-  options: GoogleClientOptions = {},
-): GoogleClient {
-  const policy = options.retry ?? DEFAULT_RETRY;
+export function createGoogleClient(context: ToolContext, options: GoogleClientOptions = {}): GoogleClient {
   const rootUrl = context.setting(ROOT_URL_SETTING)?.replace(/\/*$/, "/");
-  const token = (): Promise<Secret> => context.accessToken(GOOGLE, scopes);
-
-  // Options for every googleapis call: our retry loop replaces gaxios' (which ignores Retry-After
-  // and would retry PUT but not the idempotent POSTs), and global fetch keeps node-fetch unloaded.
-  const methodOptions = async () => ({
-    headers: { authorization: `Bearer ${(await token()).reveal()}` },
-    signal: context.signal,
-    timeout: TIMEOUT_MS,
-    retry: false,
-    fetchImplementation: ((input, init) => fetch(input, init)) as typeof fetch,
+  const authorization = async () => `Bearer ${(await context.credential()).value.reveal()}`;
+  const policy = (spreadsheetId?: string): UpstreamOptions => ({
+    retry: options.retry,
+    fetch: context.fetch,
+    advise: ({ status, upstream }: FailureInfo) => advise(status, upstream, spreadsheetId),
   });
+
+  // gaxios builds each request (URL, query, body) and hands it to this adapter, which sends it
+  // under core's policy; gaxios' own retries and fetch are never used.
+  const methodOptions = async (operation: Operation): Promise<MethodOptions> => {
+    const adapter: Adapter = async <T>(prepared: Parameters<Adapter>[0]) => {
+      const answer = await sendUpstream(
+        {
+          method: prepared.method ?? "GET",
+          url: String(prepared.url),
+          headers: Object.fromEntries(prepared.headers),
+          body: typeof prepared.body === "string" ? prepared.body : undefined,
+          idempotent: operation.idempotent,
+          signal: context.signal,
+          target: operation.method,
+          label: `Google ${operation.method}`,
+        },
+        policy(operation.spreadsheetId),
+      );
+      // A Response with gaxios' `data` and `config`, as its own adapter returns.
+      const response = new Response(answer.text || null, { status: answer.status, headers: answer.headers });
+      return Object.assign(response, { config: prepared, data: parseJson(answer.text) as T });
+    };
+    return { headers: { authorization: await authorization() }, retry: false, adapter };
+  };
   const sheetsApi = async () => {
     sheetsLibrary ??= import("@googleapis/sheets");
     return (await sheetsLibrary).sheets({ version: "v4", ...(rootUrl ? { rootUrl } : {}) });
@@ -148,22 +157,16 @@ export function googleClient(
   /** Runs a googleapis call; an answer that is not the expected JSON object is an upstream_error. */
   const send = async <T>(
     operation: Operation,
-    run: () => Promise<{ data: T }>,
+    run: (options: MethodOptions) => Promise<{ data: T }>,
     valid: (data: T) => boolean = () => true,
   ): Promise<T> => {
-    const data = await withRetry(operation, policy, context.signal, async () => (await run()).data);
+    const { data } = await run(await methodOptions(operation)).catch(unwrapToolError);
     return usable(data, valid, `Google ${operation.method}`);
   };
 
   let www: HttpClient | undefined;
   const wwwClient = (): HttpClient => {
-    www ??= createHttpClient({
-      baseUrl: rootUrl ?? WWW_ROOT,
-      authorization: async () => `Bearer ${(await token()).reveal()}`,
-      timeoutMs: TIMEOUT_MS,
-      retry: policy,
-      advise: ({ status, upstream }: FailureInfo) => advise(status, upstream),
-    });
+    www ??= createHttpClient({ baseUrl: rootUrl ?? WWW_ROOT, authorization, ...policy() });
     return www;
   };
   const getWww = async <T>(
@@ -180,15 +183,15 @@ export function googleClient(
       const api = await sheetsApi();
       const data = await send(
         { method: "spreadsheets.get", idempotent: true, spreadsheetId },
-        async () => api.spreadsheets.get({ spreadsheetId, fields: METADATA_FIELDS }, await methodOptions()),
+        (options) => api.spreadsheets.get({ spreadsheetId, fields: METADATA_FIELDS }, options),
         hasSpreadsheetId,
       );
       return spreadsheetInfo(data);
     },
     async readGrid(spreadsheetId, sheetId, range) {
       const api = await sheetsApi();
-      const data = await send({ method: "spreadsheets.get", idempotent: true, spreadsheetId }, async () =>
-        api.spreadsheets.get({ spreadsheetId, ranges: [range], fields: GRID_FIELDS }, await methodOptions()),
+      const data = await send({ method: "spreadsheets.get", idempotent: true, spreadsheetId }, (options) =>
+        api.spreadsheets.get({ spreadsheetId, ranges: [range], fields: GRID_FIELDS }, options),
       );
       return data.sheets?.find((sheet) => (sheet.properties?.sheetId ?? 0) === sheetId)?.data?.[0];
     },
@@ -200,14 +203,14 @@ export function googleClient(
       };
       const data = await send(
         { method: "spreadsheets.create", idempotent: false },
-        async () => api.spreadsheets.create({ fields: METADATA_FIELDS, requestBody }, await methodOptions()),
+        (options) => api.spreadsheets.create({ fields: METADATA_FIELDS, requestBody }, options),
         hasSpreadsheetId,
       );
       return spreadsheetInfo(data);
     },
     async writeCell(spreadsheetId, range, value) {
       const api = await sheetsApi();
-      return send({ method: "spreadsheets.values.update", idempotent: true, spreadsheetId }, async () =>
+      return send({ method: "spreadsheets.values.update", idempotent: true, spreadsheetId }, (options) =>
         api.spreadsheets.values.update(
           {
             spreadsheetId,
@@ -216,7 +219,7 @@ export function googleClient(
             includeValuesInResponse: true,
             requestBody: { range, majorDimension: "ROWS", values: [[value]] },
           },
-          await methodOptions(),
+          options,
         ),
       );
     },
@@ -228,10 +231,10 @@ export function googleClient(
         values: values as CellValue[][],
       }));
       // Rewriting the same values is harmless, so this POST may be retried.
-      return send({ method: "spreadsheets.values.batchUpdate", idempotent: true, spreadsheetId }, async () =>
+      return send({ method: "spreadsheets.values.batchUpdate", idempotent: true, spreadsheetId }, (options) =>
         api.spreadsheets.values.batchUpdate(
           { spreadsheetId, requestBody: { valueInputOption: "USER_ENTERED", data } },
-          await methodOptions(),
+          options,
         ),
       );
     },
@@ -246,15 +249,15 @@ export function googleClient(
       };
       const requests = [{ repeatCell: { range, cell: { note }, fields: "note" } }];
       // Setting the same note twice leaves the same note, so this POST may be retried.
-      await send({ method: "spreadsheets.batchUpdate", idempotent: true, spreadsheetId }, async () =>
-        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }, await methodOptions()),
+      await send({ method: "spreadsheets.batchUpdate", idempotent: true, spreadsheetId }, (options) =>
+        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }, options),
       );
     },
     async searchFiles(search) {
       const api = await driveApi();
       return send(
         { method: "drive.files.list", idempotent: true },
-        async () => api.files.list({ ...search, fields: SEARCH_FIELDS }, await methodOptions()),
+        (options) => api.files.list({ ...search, fields: SEARCH_FIELDS }, options),
         (data) => Array.isArray(data.files),
       );
     },
@@ -303,98 +306,28 @@ function spreadsheetInfo(data: sheets_v4.Schema$Spreadsheet): SpreadsheetInfo {
   };
 }
 
-/** What a failed googleapis (gaxios) call carries; typed structurally so gaxios need not be imported. */
-interface GaxiosFailure {
-  status?: number;
-  code?: string | number;
-  message?: string;
-  response?: { status: number; headers?: Headers; data?: unknown };
-}
-
 /**
- * Runs `attempt`, retrying idempotent operations on 408/429/500/502/503/504 and network failures while the
- * wait fits `policy.budgetMs`. The wait is `Retry-After` when sent, else exponential backoff with jitter.
+ * gaxios wraps whatever its adapter throws; the ToolError core's policy threw is the error to show.
+ * gaxios' error is never kept as a cause: its request config carries the Authorization header.
  */
-async function withRetry<T>(
-  operation: Operation,
-  policy: RetryPolicy,
-  signal: AbortSignal,
-  attempt: () => Promise<T>,
-): Promise<T> {
-  const started = Date.now();
-  for (let retries = 0; ; retries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      const failure = error as GaxiosFailure;
-      const status = failure.response?.status ?? failure.status;
-      const asked = failure.response?.headers ? retryAfterMs(failure.response.headers) : undefined;
-      const wait = asked ?? Math.random() * Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** retries);
-      const transient = status === undefined ? !isTimeoutOrAbort(failure) : RETRY_STATUSES.has(status);
-      const retry =
-        operation.idempotent &&
-        transient &&
-        retries < policy.limit &&
-        Date.now() - started + wait <= policy.budgetMs;
-      if (!retry) throw toolError(failure, operation, asked ?? policy.maxBackoffMs, signal);
-      await sleep(wait, undefined, { signal }).catch(() => {
-        throw new ToolError("timeout", `${operation.method} was cancelled.`, { retryable: false });
-      });
-    }
-  }
-}
-
-function isTimeoutOrAbort(failure: GaxiosFailure): boolean {
-  return failure.code === "TimeoutError" || failure.code === "AbortError";
-}
-
-const NOT_REPEATED =
-  " The request may have reached Google, so it was not repeated (that could do it twice): check whether it took effect before calling again.";
-
-/**
- * Maps a gaxios failure to the ToolError a model reads, with Google's own message and advice.
- * The gaxios error is not kept as `cause`: its request config carries the Authorization header.
- */
-function toolError(
-  failure: GaxiosFailure,
-  operation: Operation,
-  waitMs: number,
-  signal: AbortSignal,
-): ToolError {
-  const status = failure.response?.status ?? failure.status;
-  const unknownOutcome = operation.idempotent ? "" : NOT_REPEATED;
-  if (status === undefined) {
-    if (signal.aborted)
-      return new ToolError("timeout", `${operation.method} was cancelled.`, { retryable: false });
-    if (failure.code === "TimeoutError") {
-      return new ToolError(
-        "timeout",
-        `${operation.method} timed out after ${TIMEOUT_MS / 1000} s.${unknownOutcome}`,
-        { retryable: operation.idempotent },
-      );
-    }
-    return new ToolError(
-      "upstream_unavailable",
-      `${operation.method} could not reach Google (${failure.message ?? failure.code ?? "network error"}).${unknownOutcome}`,
-      { retryable: operation.idempotent },
-    );
-  }
-  const kind = kindForStatus(status);
-  const data = failure.response?.data;
-  const upstream = upstreamMessage(typeof data === "string" ? data : JSON.stringify(data ?? ""));
-  const advice = advise(status, upstream, operation.spreadsheetId);
-  const said = upstream ? `: ${upstream}${/[.!?]$/.test(upstream) ? "" : "."}` : ".";
-  const outcome = status >= 500 ? unknownOutcome : "";
-  return new ToolError(
-    kind,
-    `Google ${operation.method} failed with HTTP ${status}${said}${advice ? ` ${advice}` : ""}${outcome}`,
-    {
-      status,
-      retryAfterMs: kind === "rate_limited" ? waitMs : undefined,
-      retryable: kind === "rate_limited" || (operation.idempotent && RETRY_STATUSES.has(status)),
-    },
+function unwrapToolError(error: unknown): never {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (error instanceof ToolError) throw error;
+  if (cause instanceof ToolError) throw cause;
+  throw new ToolError(
+    "upstream_error",
+    `Google call failed: ${(error as Error | undefined)?.message ?? String(error)}`,
   );
+}
+
+/** A JSON body as gaxios would parse it (undefined when empty, the text when not JSON). */
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Toolkit advice appended to an upstream failure; `spreadsheetId` set when one spreadsheet was addressed. */

@@ -12,11 +12,10 @@ import { writeToCell } from "./tools/writeToCell.js";
 export { a1Range, columnLetters, columnNumber, quoteSheetTitle } from "./a1.js";
 export { type CellInput, type CellValue, parseCellData } from "./cells.js";
 export {
+  createGoogleClient,
   type GoogleClient,
   type GoogleClientOptions,
-  googleClient,
   ROOT_URL_SETTING,
-  TIMEOUT_MS,
   type UserInfo,
 } from "./client.js";
 export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
@@ -28,6 +27,7 @@ export { PICKER_TTL_MS } from "./picker/session.js";
 export {
   DRIVE_FILE_SCOPE,
   GOOGLE,
+  googleAuth,
   googleScopes,
   USERINFO_EMAIL_SCOPE,
   USERINFO_PROFILE_SCOPE,
@@ -62,7 +62,7 @@ export const sheetsTools: readonly AnyToolDefinition[] = [
 
 /**
  * The sheets toolkit as a host composes it. Tools ask the host for a Google access token
- * (`context.accessToken("google", scopes)`; `googleScopes(tools)` gives the union to request).
+ * (each declares its scopes once, with `googleAuth`; `googleScopes(tools)` gives the union to request).
  * Its `pages` serve the file picker; the host sets `TOOLKITS_PUBLIC_URL` to where they are served.
  */
 export const sheetsToolkit: Toolkit = {

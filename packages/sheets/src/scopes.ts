@@ -1,4 +1,4 @@
-import type { AnyToolDefinition } from "@toolkits/core";
+import type { AnyToolDefinition, AuthRequirement } from "@toolkits/core";
 
 /** The OAuth provider id the sheets tools ask their host for. */
 export const GOOGLE = "google";
@@ -7,6 +7,11 @@ export const GOOGLE = "google";
 export const DRIVE_FILE_SCOPE = "https://www.googleapis.com/auth/drive.file";
 export const USERINFO_PROFILE_SCOPE = "https://www.googleapis.com/auth/userinfo.profile";
 export const USERINFO_EMAIL_SCOPE = "https://www.googleapis.com/auth/userinfo.email";
+
+/** A sheets tool's credential: the user's Google access token, granting `scopes`. */
+export function googleAuth(...scopes: string[]): AuthRequirement {
+  return { oauth: { provider: GOOGLE, scopes } };
+}
 
 /**
  * The Google OAuth scopes a set of tools needs: the sorted union of what each declares. Ask the

@@ -23,13 +23,21 @@ export function descriptionProblems(tool: AnyToolDefinition): string[] {
   const problems: string[] = [];
   const { description } = tool;
   if (description.length < MIN_DESCRIPTION_LENGTH) {
-    problems.push(`${tool.name}: its description has ${description.length} characters; say what the result holds`);
+    problems.push(
+      `${tool.name}: its description has ${description.length} characters; say what the result holds`,
+    );
   }
   const fields = Object.keys(tool.output.shape).filter((field) => !SHARED_FIELDS.has(field));
-  const words = new Set(description.toLowerCase().split(/[^a-z0-9]+/).map(singular));
+  const words = new Set(
+    description
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .map(singular),
+  );
   const joined = description.toLowerCase().replace(/[^a-z0-9]+/g, "");
   const named = (field: string) =>
-    field.split("_").every((part) => words.has(singular(part))) || joined.includes(singular(field.replace(/_/g, "")));
+    field.split("_").every((part) => words.has(singular(part))) ||
+    joined.includes(singular(field.replace(/_/g, "")));
   if (fields.length && !fields.some(named)) {
     problems.push(`${tool.name}: its description names none of its result's fields (${fields.join(", ")})`);
   }

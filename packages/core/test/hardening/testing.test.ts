@@ -116,9 +116,9 @@ describe("LeakScan", () => {
     const failing = defineTool({
       ...everything,
       name: "Test.Echo",
-      auth: { secrets: ["ECHO_KEY"] },
+      auth: { secret: "ECHO_KEY" },
       async handler(_input, context) {
-        return { echoed: (await context.secret("ECHO_KEY")).reveal() };
+        return { echoed: (await context.credential()).value.reveal() };
       },
     });
     restore = installLeakScan(scan);

@@ -1,12 +1,10 @@
 import { defineTool } from "@toolkits/core";
 import { z } from "zod";
 import { cellName, parseColumn } from "../a1.js";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
 import { column, row, sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } from "./params.js";
-
-const SCOPES = [DRIVE_FILE_SCOPE];
 
 export const addNoteToCell = defineTool({
   name: "Sheets.AddNoteToCell",
@@ -28,11 +26,11 @@ export const addNoteToCell = defineTool({
     note: z.string(),
   }),
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
     const columnNumber = parseColumn(input.column, "column");
     const cell = cellName(input.row, columnNumber);
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
     const sheet = findSheet(spreadsheet, {
       idOrName: input.sheet_id_or_name,

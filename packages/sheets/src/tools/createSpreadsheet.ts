@@ -1,12 +1,10 @@
 import { defineTool, ToolError, toToolError } from "@toolkits/core";
 import { z } from "zod";
 import { cellBlocks, gridFor, parseCellData } from "../cells.js";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { sheetRecord } from "../spreadsheet.js";
 import { cellData, sheetOutput, USER_ENTERED_NOTE } from "./params.js";
-
-const SCOPES = [DRIVE_FILE_SCOPE];
 
 export const createSpreadsheet = defineTool({
   name: "Sheets.CreateSpreadsheet",
@@ -24,10 +22,10 @@ export const createSpreadsheet = defineTool({
     updated_cells: z.number().int().describe("Cells written from data"),
   }),
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler({ title, data }, context) {
     const cells = data === undefined ? [] : parseCellData(data, "data");
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const created = await client.create(title, gridFor(cells));
     const sheet = created.sheets[0];
     if (!sheet)

@@ -2,7 +2,7 @@ import { defineTool, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { PICKER_PATH } from "../picker/handler.js";
 import { openPickerSession, PICKER_TTL_MS } from "../picker/session.js";
-import { GOOGLE } from "../scopes.js";
+import { googleAuth } from "../scopes.js";
 
 /** Settings the picker needs; the app id defaults to the client id's leading project number. */
 export const PICKER_SETTINGS = {
@@ -24,7 +24,7 @@ export const generateFilePickerUrl = defineTool({
     instructions: z.string(),
   }),
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
-  auth: { oauth: { provider: GOOGLE, scopes: [] } },
+  auth: googleAuth(),
   async handler(_input, context) {
     const setting = (name: string) => context.setting(name)?.trim() || undefined;
     const clientId = setting(PICKER_SETTINGS.clientId);
@@ -48,7 +48,7 @@ export const generateFilePickerUrl = defineTool({
         { retryable: false },
       );
     }
-    const session = openPickerSession({ apiKey, appId }, await context.accessToken(GOOGLE, []));
+    const session = openPickerSession({ apiKey, appId }, (await context.credential()).value);
     return {
       url: `${publicUrl.replace(/\/+$/, "")}${PICKER_PATH}${session.id}`,
       expires_at: new Date(session.expiresAt).toISOString(),

@@ -1,12 +1,11 @@
 import { defineTool, READ_ONLY_HINTS, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { a1Range, cellName, columnLetters, MAX_COLUMN, parseColumn } from "../a1.js";
-import { type GridData, googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient, type GridData } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { findSheet, gridText, sheetRecord } from "../spreadsheet.js";
 import { MAX_CELLS, sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } from "./params.js";
 
-const SCOPES = [DRIVE_FILE_SCOPE];
 /** Cap on the JSON size of `rows`, in bytes; whole rows past it are left for the next call. */
 export const MAX_ROWS_BYTES = 60_000;
 
@@ -48,10 +47,10 @@ export const getSpreadsheet = defineTool({
     note: z.string().optional(),
   }),
   hints: READ_ONLY_HINTS,
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
     const startColumn = parseStartColumn(input.start_col);
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
     const sheet = findSheet(spreadsheet, {
       idOrName: input.sheet_id_or_name,

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { spreadsheetId } from "./params.js";
-
-const SCOPES = [DRIVE_FILE_SCOPE];
 
 export const getSpreadsheetMetadata = defineTool({
   name: "Sheets.GetSpreadsheetMetadata",
@@ -32,9 +30,9 @@ export const getSpreadsheetMetadata = defineTool({
     ),
   }),
   hints: READ_ONLY_HINTS,
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
-    const spreadsheet = await googleClient(context, SCOPES).spreadsheet(input.spreadsheet_id);
+    const spreadsheet = await createGoogleClient(context).spreadsheet(input.spreadsheet_id);
     return {
       spreadsheet_id: spreadsheet.id,
       title: spreadsheet.title,

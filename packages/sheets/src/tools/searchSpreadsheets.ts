@@ -1,10 +1,9 @@
 import { defineTool, READ_ONLY_HINTS, ToolError, tokenPage, tokenPageShape } from "@toolkits/core";
 import { z } from "zod";
-import { googleClient, type SpreadsheetSearch } from "../client.js";
+import { createGoogleClient, type SpreadsheetSearch } from "../client.js";
 import { ORDER_BY_VALUES, spreadsheetQuery } from "../drive.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 
-const SCOPES = [DRIVE_FILE_SCOPE];
 const keywords = z.array(z.string().min(1)).default([]);
 
 export const searchSpreadsheets = defineTool({
@@ -47,7 +46,7 @@ export const searchSpreadsheets = defineTool({
     ...tokenPageShape,
   }),
   hints: READ_ONLY_HINTS,
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
     const driveId = input.search_only_in_shared_drive_id;
     if (driveId && input.include_organization_domain_spreadsheets) {
@@ -68,7 +67,7 @@ export const searchSpreadsheets = defineTool({
     }
     if (driveId) Object.assign(search, { corpora: "drive", driveId });
     else if (input.include_organization_domain_spreadsheets) search.corpora = "domain";
-    const page = await googleClient(context, SCOPES).searchFiles(search);
+    const page = await createGoogleClient(context).searchFiles(search);
     return {
       spreadsheets: (page.files ?? []).map((file) => ({
         id: file.id ?? "",

@@ -2,8 +2,8 @@ import { defineTool, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { cellName } from "../a1.js";
 import { cellBlocks, parseCellData } from "../cells.js";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
 import {
   cellData,
@@ -13,8 +13,6 @@ import {
   spreadsheetId,
   USER_ENTERED_NOTE,
 } from "./params.js";
-
-const SCOPES = [DRIVE_FILE_SCOPE];
 
 export const updateCells = defineTool({
   name: "Sheets.UpdateCells",
@@ -33,12 +31,12 @@ export const updateCells = defineTool({
     updated_ranges: z.array(z.string()).describe("A1 ranges written"),
   }),
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
     const cells = parseCellData(input.data, "data");
     if (!cells.length)
       throw new ToolError("invalid_input", "data holds no cells: give at least one row with one column.");
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
     const sheet = findSheet(spreadsheet, {
       idOrName: input.sheet_id_or_name,

@@ -1,9 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE, USERINFO_EMAIL_SCOPE, USERINFO_PROFILE_SCOPE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth, USERINFO_EMAIL_SCOPE, USERINFO_PROFILE_SCOPE } from "../scopes.js";
 
-const SCOPES = [DRIVE_FILE_SCOPE, USERINFO_PROFILE_SCOPE, USERINFO_EMAIL_SCOPE];
 const bytes = (value: string | null | undefined) => (value ? Number(value) : undefined);
 
 export const whoAmI = defineTool({
@@ -31,9 +30,9 @@ export const whoAmI = defineTool({
     access: z.string(),
   }),
   hints: READ_ONLY_HINTS,
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE, USERINFO_PROFILE_SCOPE, USERINFO_EMAIL_SCOPE),
   async handler(_input, context) {
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const [user, about] = await Promise.all([client.userInfo(), client.driveAbout()]);
     return {
       user: {

@@ -1,12 +1,10 @@
 import { defineTool } from "@toolkits/core";
 import { z } from "zod";
 import { a1Range, cellName, parseColumn } from "../a1.js";
-import { googleClient } from "../client.js";
-import { DRIVE_FILE_SCOPE, GOOGLE } from "../scopes.js";
+import { createGoogleClient } from "../client.js";
+import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
 import { column, row, sheetOutput, spreadsheetId, USER_ENTERED_NOTE } from "./params.js";
-
-const SCOPES = [DRIVE_FILE_SCOPE];
 
 export const writeToCell = defineTool({
   name: "Sheets.WriteToCell",
@@ -26,11 +24,11 @@ export const writeToCell = defineTool({
     value: z.string().optional().describe("The cell as displayed after the write"),
   }),
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
-  auth: { oauth: { provider: GOOGLE, scopes: SCOPES } },
+  auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
     const columnNumber = parseColumn(input.column, "column");
     const cell = cellName(input.row, columnNumber);
-    const client = googleClient(context, SCOPES);
+    const client = createGoogleClient(context);
     const spreadsheet = await client.spreadsheet(input.spreadsheet_id);
     const sheet = findSheet(spreadsheet, { idOrName: input.sheet_name });
     assertInGrid(sheet, input.row, columnNumber, cell);
