@@ -36,8 +36,8 @@ export interface Host {
 /** Host advice for environment-configured credentials. */
 export function envAdvice(missing: MissingCredential): string {
   if (missing.kind === "secret") return `Set the ${missing.name} environment variable for the server and restart it.`;
-  const alternative = missing.alternativeSecret ? ` (or ${missing.alternativeSecret})` : "";
-  return `Set ${accessTokenVariable(missing.provider)}${alternative} to an OAuth access token for ${missing.provider} and restart the server.`;
+  const alternative = missing.alternativeSecret ? ` (or ${missing.alternativeSecret} to an API token)` : "";
+  return `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider}${alternative} and restart the server.`;
 }
 
 /** A host reading everything from environment variables (the default for servers and scripts). */

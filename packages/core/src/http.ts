@@ -80,6 +80,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         idempotent,
         signal,
         target: path,
+        params: request.pathParams,
         label: `${method} ${path}`,
       };
       const answer = await sendUpstream(exchange, options);

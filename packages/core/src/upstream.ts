@@ -43,6 +43,8 @@ export interface UpstreamExchange {
   signal?: AbortSignal;
   /** What was called, for messages and advice: a path template (`/incidents/{id}`) or an API method id. */
   target: string;
+  /** The values that filled the target's placeholders (`{ id: "P123" }`), for advice. */
+  params?: Readonly<Record<string, string | number>>;
   /** How messages name the request, e.g. `GET /incidents/{id}` or `Google spreadsheets.get`. */
   label: string;
 }
@@ -53,8 +55,8 @@ export interface FailureInfo {
   kind: ErrorKind;
   /** The upstream's own message, redacted; may be "". */
   upstream: string;
-  /** The exchange's `method` and `target`. */
-  request: { method: string; path: string };
+  /** The exchange's `method`, `target` and `params`. */
+  request: { method: string; path: string; pathParams?: Readonly<Record<string, string | number>> };
 }
 
 export interface UpstreamOptions {
@@ -226,7 +228,7 @@ function statusFailure(
     status,
     kind,
     upstream,
-    request: { method: exchange.method, path: exchange.target },
+    request: { method: exchange.method, path: exchange.target, pathParams: exchange.params },
   });
   const unknownOutcome = !idempotent && status >= 500 ? NOT_REPEATED : "";
   const said = upstream ? `: ${upstream}${/[.!?]$/.test(upstream) ? "" : "."}` : ".";

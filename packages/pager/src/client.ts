@@ -153,28 +153,26 @@ export function pagerBaseUrl(context: Pick<ToolContext, "setting">): string {
 }
 
 /**
- * The `Authorization` header value: `Bearer <OAuth token>` when one is configured, else
- * `Token token=<PAGER_API_TOKEN>`.
+ * The `Authorization` header value for the calling tool's credential: `Bearer <OAuth token>`, or
+ * `Token token=<PAGER_API_TOKEN>` for a classic API token.
  * @throws ToolError `unauthenticated` naming how to configure either credential.
  */
-export async function pagerAuthorization(context: ToolContext, scopes: readonly string[]): Promise<string> {
-  const token = await context.optionalAccessToken("pager", scopes);
-  if (token) return `Bearer ${token.reveal()}`;
-  const apiToken = await context.optionalSecret(API_TOKEN_SECRET);
-  if (apiToken) return `Token token=${apiToken.reveal()}`;
-  // Neither is configured: fail with the OAuth advice, which names how to sign in.
-  return `Bearer ${(await context.accessToken("pager", scopes)).reveal()}`;
+export async function pagerAuthorization(context: ToolContext): Promise<string> {
+  const credential = await context.credential();
+  const value = credential.value.reveal();
+  return credential.kind === "token" ? `Bearer ${value}` : `Token token=${value}`;
 }
 
-/** Builds the client for one tool call, with that call's credential, base URL and signal. */
-export async function pagerClient(context: ToolContext, scopes: readonly string[]): Promise<PagerClient> {
+/** Builds the client for one tool call, with that call's credential, base URL, fetch and signal. */
+export async function createPagerClient(context: ToolContext): Promise<PagerClient> {
   const baseUrl = pagerBaseUrl(context);
-  const authorization = await pagerAuthorization(context, scopes);
+  const authorization = await pagerAuthorization(context);
   const http = createHttpClient({
     baseUrl,
     authorization: () => authorization,
     headers: { accept: "application/vnd.pagerduty+json;version=2", "content-type": "application/json" },
     advise: (failure) => advise(failure, context),
+    fetch: context.fetch,
   });
   const get = <T>(path: string, id?: string, query?: object): Promise<T> =>
     send<T>(http, context.signal, path, id, query);

@@ -1,6 +1,6 @@
-import { ToolError } from "@toolkits/core";
+import { type AuthRequirement, ToolError } from "@toolkits/core";
 import { z } from "zod";
-import { MAX_OFFSET_PLUS_LIMIT } from "./client.js";
+import { API_TOKEN_SECRET, MAX_OFFSET_PLUS_LIMIT } from "./client.js";
 
 /** Scopes of PagerDuty's scoped OAuth, by what they read. */
 export const SCOPES = {
@@ -13,9 +13,12 @@ export const SCOPES = {
   teams: "teams.read",
 } as const;
 
-/** The `auth` every tool declares: an OAuth token for `pager`, or a classic API token. */
-export function pagerAuth(...scopes: string[]) {
-  return { oauth: { provider: "pager", scopes, alternativeSecret: "PAGER_API_TOKEN" } };
+/**
+ * The credential a pager tool declares, once: a PagerDuty OAuth token granting `scopes`, or else a
+ * classic API token (`PAGER_API_TOKEN`).
+ */
+export function pagerAuth(...scopes: string[]): AuthRequirement {
+  return { oauth: { provider: "pager", scopes }, secret: API_TOKEN_SECRET };
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/i;

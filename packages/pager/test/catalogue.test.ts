@@ -97,10 +97,7 @@ describe("the Pager catalogue", () => {
       });
       const definition = pagerToolkit.tools[index];
       expect(definition?.toolset).toBeUndefined();
-      expect(definition?.auth.oauth).toMatchObject({
-        provider: "pager",
-        alternativeSecret: "PAGER_API_TOKEN",
-      });
+      expect(definition?.auth).toMatchObject({ oauth: { provider: "pager" }, secret: "PAGER_API_TOKEN" });
       expect(definition?.auth.oauth?.scopes.length).toBeGreaterThan(0);
       for (const scope of definition?.auth.oauth?.scopes ?? []) expect(scope).toMatch(/^[a-z_]+\.read$/);
     }

@@ -1,7 +1,8 @@
 import { createContext, envHost } from "@toolkits/core";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type IncidentQuery, pagerClient } from "../src/client.js";
+import { createPagerClient, type IncidentQuery } from "../src/client.js";
+import { pagerAuth, SCOPES } from "../src/params.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
 import { contractViolations, type SentRequest } from "./contract.js";
 
@@ -64,8 +65,11 @@ describe("a misspelt filter", () => {
   afterAll(() => server.close());
 
   it("is silently ignored by the upstream, but fails the contract check", async () => {
-    const context = createContext(envHost({ PAGER_ACCESS_TOKEN: SANDBOX_TOKEN }));
-    const client = await pagerClient(context, ["incidents.read"]);
+    const context = createContext(
+      envHost({ PAGER_ACCESS_TOKEN: SANDBOX_TOKEN }),
+      pagerAuth(SCOPES.incidents),
+    );
+    const client = await createPagerClient(context);
     const misspelt = { limit: 10, offset: 0, team_id: ["PT00000"] } as IncidentQuery;
     const page = await client.incidents(misspelt);
     // Like PagerDuty, the sandbox ignores the unknown name and answers unfiltered.

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { policyRecord, policySchema } from "../records.js";
-
-const scopes = [SCOPES.policies];
 
 export const getEscalationPolicy = defineTool({
   name: "Pager.GetEscalationPolicy",
@@ -14,9 +12,9 @@ export const getEscalationPolicy = defineTool({
   input: z.object({ escalation_policy_id: z.string().min(1).describe("From Pager.ListEscalationPolicies") }),
   output: z.object({ escalation_policy: policySchema }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.policies),
   async handler({ escalation_policy_id }, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return { escalation_policy: policyRecord(await client.escalationPolicy(escalation_policy_id)) };
   },
 });

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { incidentDetail, incidentDetailSchema } from "../records.js";
-
-const scopes = [SCOPES.incidents];
 
 export const getIncident = defineTool({
   name: "Pager.GetIncident",
@@ -16,9 +14,9 @@ export const getIncident = defineTool({
   }),
   output: z.object({ incident: incidentDetailSchema }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.incidents),
   async handler({ incident_id }, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return { incident: incidentDetail(await client.incident(incident_id)) };
   },
 });

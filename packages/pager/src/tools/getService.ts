@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { serviceRecord, serviceSchema } from "../records.js";
-
-const scopes = [SCOPES.services];
 
 export const getService = defineTool({
   name: "Pager.GetService",
@@ -13,9 +11,9 @@ export const getService = defineTool({
   input: z.object({ service_id: z.string().min(1).describe("From Pager.ListServices") }),
   output: z.object({ service: serviceSchema }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.services),
   async handler({ service_id }, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return { service: serviceRecord(await client.service(service_id)) };
   },
 });

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { collectPages, pagerClient } from "../client.js";
+import { collectPages, createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { memberRecord, memberSchema, refSchema, refs, teamRecord, teamSchema } from "../records.js";
-
-const scopes = [SCOPES.teams, SCOPES.users, SCOPES.services, SCOPES.policies];
 
 export const getTeam = defineTool({
   name: "Pager.GetTeam",
@@ -22,9 +20,9 @@ export const getTeam = defineTool({
     }),
   }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.teams, SCOPES.users, SCOPES.services, SCOPES.policies),
   async handler({ team_id }, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     // GET /teams/{id} carries no members or linked resources, so those come from their own lists.
     const [team, members, services, policies] = await Promise.all([
       client.team(team_id),

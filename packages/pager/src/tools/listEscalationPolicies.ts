@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
 import { listOutput, listResult, policyRecord, policySchema } from "../records.js";
-
-const scopes = [SCOPES.policies];
 
 export const listEscalationPolicies = defineTool({
   name: "Pager.ListEscalationPolicies",
@@ -14,10 +12,10 @@ export const listEscalationPolicies = defineTool({
   input: z.object({ limit: limitParam, offset: offsetParam }),
   output: listOutput("escalation_policies", policySchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.policies),
   async handler(input, context) {
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return listResult("escalation_policies", await client.escalationPolicies(page), policyRecord);
   },
 });

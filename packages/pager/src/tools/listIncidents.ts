@@ -1,6 +1,6 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import {
   checkWindow,
   INCIDENT_WINDOW_DAYS,
@@ -14,8 +14,6 @@ import {
   untilParam,
 } from "../params.js";
 import { incidentRecord, incidentSchema, listOutput, listResult } from "../records.js";
-
-const scopes = [SCOPES.incidents];
 
 export const listIncidents = defineTool({
   name: "Pager.ListIncidents",
@@ -34,11 +32,11 @@ export const listIncidents = defineTool({
   }),
   output: listOutput("incidents", incidentSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {
     checkWindow(input.since, input.until, INCIDENT_WINDOW_DAYS);
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const incidents = await client.incidents({
       ...page,
       statuses: input.status && [input.status],

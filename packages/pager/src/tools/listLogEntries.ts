@@ -1,6 +1,6 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import {
   checkWindow,
   idsParam,
@@ -14,8 +14,6 @@ import {
   untilParam,
 } from "../params.js";
 import { listOutput, listResult, logEntryRecord, logEntrySchema } from "../records.js";
-
-const scopes = [SCOPES.incidents];
 
 export const listLogEntries = defineTool({
   name: "Pager.ListLogEntries",
@@ -33,11 +31,11 @@ export const listLogEntries = defineTool({
   }),
   output: listOutput("log_entries", logEntrySchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {
     checkWindow(input.since, input.until);
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const entries = await client.logEntries({
       ...page,
       since: input.since,

@@ -1,6 +1,6 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { collectPages, type PagerClient, pagerClient } from "../client.js";
+import { collectPages, createPagerClient, type PagerClient } from "../client.js";
 import {
   checkWindow,
   idsParam,
@@ -14,8 +14,6 @@ import {
   untilParam,
 } from "../params.js";
 import { listOutput, listResult, onCallRecord, onCallSchema } from "../records.js";
-
-const scopes = [SCOPES.oncalls, SCOPES.policies];
 
 export const listOnCalls = defineTool({
   name: "Pager.ListOnCalls",
@@ -34,11 +32,11 @@ export const listOnCalls = defineTool({
   }),
   output: listOutput("oncalls", onCallSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.oncalls, SCOPES.policies),
   async handler(input, context) {
     checkWindow(input.since, input.until);
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const policies = await policyFilter(client, input.escalation_policy_ids, input.team_ids);
     if (policies?.length === 0) return { oncalls: [], ...page, more: false };
     const oncalls = await client.onCalls({

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES, timeZoneParam } from "../params.js";
 import { listOutput, listResult, scheduleRecord, scheduleSchema } from "../records.js";
-
-const scopes = [SCOPES.schedules];
 
 export const listSchedules = defineTool({
   name: "Pager.ListSchedules",
@@ -14,10 +12,10 @@ export const listSchedules = defineTool({
   input: z.object({ limit: limitParam, offset: offsetParam, time_zone: timeZoneParam }),
   output: listOutput("schedules", scheduleSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.schedules),
   async handler(input, context) {
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const schedules = await client.schedules({ ...page, time_zone: input.time_zone });
     return listResult("schedules", schedules, scheduleRecord);
   },

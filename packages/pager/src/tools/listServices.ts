@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
 import { listOutput, listResult, serviceRecord, serviceSchema } from "../records.js";
-
-const scopes = [SCOPES.services];
 
 export const listServices = defineTool({
   name: "Pager.ListServices",
@@ -17,10 +15,10 @@ export const listServices = defineTool({
   }),
   output: listOutput("services", serviceSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.services),
   async handler(input, context) {
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return listResult("services", await client.services({ ...page, query: input.query }), serviceRecord);
   },
 });

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
 import { listOutput, listResult, teamRecord, teamSchema } from "../records.js";
-
-const scopes = [SCOPES.teams];
 
 export const listTeams = defineTool({
   name: "Pager.ListTeams",
@@ -13,10 +11,10 @@ export const listTeams = defineTool({
   input: z.object({ limit: limitParam, offset: offsetParam }),
   output: listOutput("teams", teamSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.teams),
   async handler(input, context) {
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return listResult("teams", await client.teams(page), teamRecord);
   },
 });

@@ -1,10 +1,8 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { pagerClient } from "../client.js";
+import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
 import { listOutput, listResult, userRecord, userSchema } from "../records.js";
-
-const scopes = [SCOPES.users];
 
 export const listUsers = defineTool({
   name: "Pager.ListUsers",
@@ -13,10 +11,10 @@ export const listUsers = defineTool({
   input: z.object({ limit: limitParam, offset: offsetParam }),
   output: listOutput("users", userSchema),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.users),
   async handler(input, context) {
     const page = pageParams(input);
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     return listResult("users", await client.users({ ...page, include: ["teams"] }), userRecord);
   },
 });

@@ -1,6 +1,6 @@
 import { defineTool, READ_ONLY_HINTS, type ToolContext } from "@toolkits/core";
 import { z } from "zod";
-import { MAX_OFFSET_PLUS_LIMIT, MAX_PAGE_SIZE, type PagerClient, pagerClient } from "../client.js";
+import { createPagerClient, MAX_OFFSET_PLUS_LIMIT, MAX_PAGE_SIZE, type PagerClient } from "../client.js";
 import {
   ACCEPT_CONFIDENCE,
   ACCEPT_MARGIN,
@@ -15,8 +15,6 @@ import {
 import { pagerAuth, SCOPES } from "../params.js";
 import { userRecord, userSchema } from "../records.js";
 import type { PdUser } from "../types.js";
-
-const scopes = [SCOPES.users];
 
 const matchSchema = userSchema.extend({
   confidence: z.number().describe("0 to 1"),
@@ -38,9 +36,9 @@ export const searchUsers = defineTool({
     note: z.string().optional(),
   }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.users),
   async handler({ query, auto_accept_matches }, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const found = (await byNameQuery(client, query)) ?? (await byDirectory(client, query, context));
     const accepted = auto_accept_matches ? acceptedMatch(found.matches) : undefined;
     const shown = accepted ? [accepted] : found.matches;

@@ -1,11 +1,10 @@
 import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
-import { collectPages, pagerClient } from "../client.js";
+import { collectPages, createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { onCallRecord, onCallSchema, userRecord, userSchema } from "../records.js";
 import type { PdOnCall } from "../types.js";
 
-const scopes = [SCOPES.users, SCOPES.oncalls];
 /** How far ahead the next shift is looked for. */
 export const LOOK_AHEAD_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -24,9 +23,9 @@ export const whoAmI = defineTool({
     next_shift: shiftSchema.optional().describe(`Absent when none starts within ${LOOK_AHEAD_DAYS} days`),
   }),
   hints: READ_ONLY_HINTS,
-  auth: pagerAuth(...scopes),
+  auth: pagerAuth(SCOPES.users, SCOPES.oncalls),
   async handler(_input, context) {
-    const client = await pagerClient(context, scopes);
+    const client = await createPagerClient(context);
     const me = await client.me();
     const now = Date.now();
     // A window is needed: without since/until PagerDuty answers only for this instant.
