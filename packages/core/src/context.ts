@@ -35,7 +35,8 @@ export interface Host {
 
 /** Host advice for environment-configured credentials. */
 export function envAdvice(missing: MissingCredential): string {
-  if (missing.kind === "secret") return `Set the ${missing.name} environment variable for the server and restart it.`;
+  if (missing.kind === "secret")
+    return `Set the ${missing.name} environment variable for the server and restart it.`;
   const alternative = missing.alternativeSecret ? ` (or ${missing.alternativeSecret} to an API token)` : "";
   return `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider}${alternative} and restart the server.`;
 }
@@ -89,7 +90,12 @@ async function resolveCredential(host: Host, auth: AuthRequirement): Promise<Cre
   const { oauth, secret } = auth;
   if (oauth) {
     const token = await host.tokens(oauth.provider, oauth.scopes);
-    if (token) return { kind: "token", provider: oauth.provider, value: new Secret(accessTokenVariable(oauth.provider), token) };
+    if (token)
+      return {
+        kind: "token",
+        provider: oauth.provider,
+        value: new Secret(accessTokenVariable(oauth.provider), token),
+      };
   }
   if (secret) {
     const value = await host.secrets(secret);
@@ -105,4 +111,5 @@ async function resolveCredential(host: Host, auth: AuthRequirement): Promise<Cre
 }
 
 /** Whether a tool declares a credential at all (search and call tools of a catalogue do not). */
-export const needsCredential = (auth: AuthRequirement): boolean => auth.oauth !== undefined || auth.secret !== undefined;
+export const needsCredential = (auth: AuthRequirement): boolean =>
+  auth.oauth !== undefined || auth.secret !== undefined;

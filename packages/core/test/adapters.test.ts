@@ -10,11 +10,16 @@ import { toFunctionTools } from "../src/adapters/openai.js";
 import { createHttpClient, defineTool, envHost, READ_ONLY_HINTS } from "../src/index.js";
 
 const server = setupServer(
-  http.get("https://upstream.test/things/:id", ({ params, request }) =>
-    request.headers.get("authorization") === "Bearer token-123456"
-      ? HttpResponse.json({ id: params.id, name: `Thing ${params.id}` })
-      : HttpResponse.json({ error: { message: "Bad token" } }, { status: 401 }),
-  ),
+  http.get("https://upstream.test/things/:id", ({ params, request }) => {
+    if (request.headers.get("authorization") !== "Bearer token-123456")
+      return HttpResponse.json({ error: { message: "Bad token" } }, { status: 401 });
+    if (params.id === "nope")
+      return HttpResponse.json(
+        { error: { message: "No such thing; Test.GetThing takes ids like 42" } },
+        { status: 404 },
+      );
+    return HttpResponse.json({ id: params.id, name: `Thing ${params.id}` });
+  }),
 );
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterAll(() => server.close());
@@ -28,10 +33,11 @@ const getThing = defineTool({
   hints: READ_ONLY_HINTS,
   auth: { oauth: { provider: "test", scopes: [] } },
   async handler({ thing_id }, context) {
-    const token = await context.accessToken("test", []);
+    const { value: token } = await context.credential();
     const client = createHttpClient({
       baseUrl: "https://upstream.test",
       authorization: () => `Bearer ${token.reveal()}`,
+      fetch: context.fetch,
     });
     const { data } = await client.request<{ id: string; name: string }>({
       method: "GET",
@@ -73,48 +79,46 @@ describe("function names", () => {
   });
 });
 
-describe("OpenAI-style function tools", () => {
-  const set = toFunctionTools([getThing], host);
+/** The model's first step: one call that succeeds and one the upstream answers 404. */
+const TOOL_CALLS = [
+  { type: "tool-call", toolCallId: "c1", toolName: "Test_GetThing", input: '{"thing_id":"42"}' },
+  { type: "tool-call", toolCallId: "c2", toolName: "Test_GetThing", input: '{"thing_id":"nope"}' },
+] as const;
 
-  it("lists function definitions with JSON Schema parameters", () => {
-    expect(set.tools).toEqual([
-      {
-        type: "function",
-        function: {
-          name: "Test_GetThing",
-          description: "Gets one thing by id.",
-          parameters: {
-            type: "object",
-            properties: { thing_id: { type: "string", minLength: 1, description: "Thing id" } },
-            required: ["thing_id"],
-          },
-        },
+/** The tool message the model must receive back for `TOOL_CALLS`, in either SDK's prompt format. */
+const TOOL_MESSAGE = {
+  role: "tool",
+  content: [
+    {
+      type: "tool-result",
+      toolCallId: "c1",
+      toolName: "Test_GetThing",
+      output: { type: "json", value: { id: "42", name: "Thing 42" } },
+    },
+    {
+      type: "tool-result",
+      toolCallId: "c2",
+      toolName: "Test_GetThing",
+      output: {
+        type: "error-text",
+        value:
+          "not_found: GET /things/{id} failed with HTTP 404: No such thing; Test_GetThing takes ids like 42.",
       },
-    ]);
-  });
-
-  it("runs a function call and answers JSON, errors included", async () => {
-    expect(JSON.parse(await set.call("Test_GetThing", '{"thing_id":"a/b"}'))).toEqual({
-      id: "a/b",
-      name: "Thing a/b",
-    });
-    const invalid = JSON.parse(await set.call("Test_GetThing", "{}"));
-    expect(invalid.error.kind).toBe("invalid_input");
-    expect(invalid.error.message).toContain("thing_id");
-    expect(JSON.parse(await set.call("Nope", "{}")).error.message).toBe("No function named Nope.");
-  });
-});
+    },
+  ],
+};
 
 describe("Vercel AI SDK tools", () => {
-  it("runs a tool the model calls inside generateText", async () => {
+  it("run inside AI SDK 6's generateText: results and error texts reach the model", async () => {
+    let sentBack: unknown[] = [];
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
     const model = new MockLanguageModelV3({
       doGenerate: async ({ prompt }) => {
-        const answered = prompt.some((message) => message.role === "tool");
-        const usage = {
-          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 1, text: 1, reasoning: 0 },
-        };
-        return answered
+        sentBack = prompt.filter((message) => message.role === "tool");
+        return sentBack.length
           ? {
               content: [{ type: "text", text: "done" }],
               finishReason: { unified: "stop", raw: "stop" },
@@ -122,28 +126,20 @@ describe("Vercel AI SDK tools", () => {
               warnings: [],
             }
           : {
-              content: [
-                {
-                  type: "tool-call",
-                  toolCallId: "c1",
-                  toolName: "Test_GetThing",
-                  input: '{"thing_id":"42"}',
-                },
-              ],
+              content: [...TOOL_CALLS],
               finishReason: { unified: "tool-calls", raw: "tool_calls" },
               usage,
               warnings: [],
             };
       },
     });
-    const result = await generateText({
-      model,
-      tools: toAiSdkTools([getThing], host),
-      prompt: "get thing 42",
-      stopWhen: stepCountIs(3),
-    });
-    const toolResults = result.steps.flatMap((step) => step.toolResults);
-    expect(toolResults.map((part) => part.output)).toEqual([{ id: "42", name: "Thing 42" }]);
+    const tools = toAiSdkTools([getThing], host);
+    expect(Object.keys(tools)).toEqual(["Test_GetThing"]);
+    const result = await generateText({ model, tools, prompt: "get things", stopWhen: stepCountIs(3) });
+    expect(result.steps.flatMap((step) => step.toolResults).map((part) => part.output)).toEqual([
+      { id: "42", name: "Thing 42" },
+    ]);
+    expect(sentBack).toEqual([TOOL_MESSAGE]);
     expect(result.text).toBe("done");
   });
 });

@@ -62,10 +62,10 @@ export interface MarketingClient {
   send(spec: EndpointSpec, call: UpstreamCall): Promise<unknown>;
 }
 
-/** Builds a client for one tool call from the context's settings and secret. */
+/** Builds a client for one tool call from the context's settings and the App API key its tool declares. */
 export async function createMarketingClient(context: ToolContext): Promise<MarketingClient> {
   const upstream = resolveUpstream(context);
-  const key = await context.secret(API_KEY_SECRET);
+  const key = (await context.credential()).value;
   return {
     upstream,
     async send(spec, call) {
@@ -73,6 +73,7 @@ export async function createMarketingClient(context: ToolContext): Promise<Marke
         baseUrl: upstream.baseUrl,
         authorization: () => `Bearer ${key.reveal()}`,
         advise: (failure) => advice(failure, spec, upstream),
+        fetch: context.fetch,
       });
       const sent = callToUpstream(spec, call);
       const response = await http.request({

@@ -12,7 +12,7 @@ import { API_KEY_SECRET, createMarketingClient } from "./client.js";
 import type { EndpointSpec, ParamSpec } from "./endpoint.js";
 import { PERIOD_MAXIMUMS, VALUE_SETS } from "./endpoints.generated.js";
 import type { UpstreamCall } from "./ids.js";
-import { toResult } from "./result.js";
+import { resultFields, toResult } from "./result.js";
 
 type Input = Readonly<Record<string, unknown>>;
 
@@ -46,10 +46,15 @@ export function inputSchema(spec: EndpointSpec): z.ZodObject {
   return z.object(Object.fromEntries(spec.params.map((param) => [param.name, paramSchema(param)])));
 }
 
+/**
+ * The result's documented fields, each optional and of any type: the upstream's answers vary, and
+ * the client validates structuredContent against this. Loose, so undocumented fields pass too.
+ */
 function outputSchema(spec: EndpointSpec): z.ZodObject {
+  const fields = Object.fromEntries(resultFields(spec).map((field) => [field, z.unknown().optional()]));
   // Schema mode answers { schema, instructions }, so two-mode tools promise no paging fields.
-  if (!spec.paging || spec.mode) return z.looseObject({});
-  return z.looseObject("token" in spec.paging ? tokenPageShape : offsetPageShape);
+  if (!spec.paging || spec.mode) return z.looseObject(fields);
+  return z.looseObject({ ...fields, ...("token" in spec.paging ? tokenPageShape : offsetPageShape) });
 }
 
 /**
@@ -75,7 +80,7 @@ export function toolFromEndpoint(spec: EndpointSpec): AnyToolDefinition {
       return output;
     },
     hints: { ...spec.hints, openWorld: true },
-    auth: { secrets: [API_KEY_SECRET] },
+    auth: { secret: API_KEY_SECRET },
     toolset: spec.toolset,
     async handler(input: Input, context) {
       if (spec.mode && input.mode === SCHEMA_MODE) return schemaAnswer(spec);

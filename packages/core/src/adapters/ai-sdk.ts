@@ -5,11 +5,15 @@ import type { AnyToolDefinition } from "../tool.js";
 import { functionNames, inputParameters } from "./names.js";
 
 /**
- * Adapts tools to the Vercel AI SDK (`generateText({ tools })`): keyed by function-safe names
+ * Adapts tools to the Vercel AI SDK, versions 5 and 6 (`generateText({ tools })`): a record of
+ * `tool()`s keyed by function-safe names
  * (`Pager_ListIncidents`, since providers reject dots; descriptions name tools the same way), JSON
- * Schema inputs (arguments are validated by the tool itself), the AI SDK's abort signal passed to
- * the upstream calls. A failure is thrown as an Error whose message is the
- * ToolError's text (kind, message, when to retry), which the AI SDK reports to the model.
+ * Schema inputs (the tool validates its arguments itself), the AI SDK's abort signal passed to the
+ * upstream calls. A failing call throws an Error whose message is the ToolError's text (kind,
+ * message, when to retry); the AI SDK catches it and sends it to the model as the call's error text.
+ * They are built with the project's own `ai` (a peer dependency), the one its `generateText` needs:
+ * tools built by one major version do not run in the other's.
+ * @throws Error when two tools would share a function name.
  */
 export function toAiSdkTools(tools: readonly AnyToolDefinition[], host: Host): Record<string, Tool> {
   const names = functionNames(tools);

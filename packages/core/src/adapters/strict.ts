@@ -7,9 +7,10 @@
 type Schema = Record<string, unknown>;
 
 /**
- * The keywords strict mode accepts. Anything else only annotates or narrows a value (`minLength`,
- * `default`, vendor `x-` keys), so it is dropped: the tool validates its input itself and answers
- * a value the schema no longer rules out with an `invalid_input` error the model can act on.
+ * The keywords strict mode accepts; the rest are dropped. A dropped narrowing (`minLength`,
+ * `uniqueItems`, `not`) is still enforced by the tool, which answers a value the schema no longer
+ * rules out with an `invalid_input` error the model can act on. A dropped definition (`oneOf`,
+ * `$ref`) leaves a value of no known type, which makes the input unrepresentable.
  */
 const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
   "type",
