@@ -1,48 +1,66 @@
 #!/usr/bin/env node
 import { createToolRegistry } from "@toolkits/core/mcp";
+import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
-import { parseCommand, usage } from "./options.js";
+import { program, type ServerOptions } from "./options.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio.js";
 import { selectTools } from "./toolkits.js";
 
-const SIGNIN_COMMANDS = ["login", "logout", "auth"];
+/** Help and version are answers; any other command-line error exits with 2. */
+const ANSWERS = new Set(["commander.helpDisplayed", "commander.help", "commander.version"]);
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (SIGNIN_COMMANDS.includes(argv[0] ?? "")) {
-    const { runSigninCommand } = await import("./signin/index.js");
-    process.exitCode = await runSigninCommand(argv, stderrLogger("info"));
-    return;
+  // Sign-in code loads only for the sign-in commands.
+  const signin = () => import("./signin/index.js");
+  const cli = program(
+    {
+      serve,
+      login: async (provider, options) => (await signin()).loginCommand(provider, options),
+      logout: async (provider) => (await signin()).logoutCommand(provider, stderrLogger("info")),
+      authStatus: async () => (await signin()).authStatusCommand(),
+    },
+    VERSION,
+  );
+  try {
+    await cli.parseAsync(process.argv);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    process.exitCode = ANSWERS.has(error.code) ? 0 : 2;
   }
-  const parsed = parseCommand(argv);
-  if (parsed.command === "help") return void process.stdout.write(usage());
-  if (parsed.command === "version") return void process.stdout.write(`${VERSION}\n`);
-  const { options } = parsed;
+}
+
+/**
+ * Starts the server. What has an address starts first (the pages' listener under stdio, the HTTP
+ * server otherwise), so the tools are built knowing where their pages are.
+ */
+async function serve(options: ServerOptions): Promise<void> {
   const logger = stderrLogger(options.logLevel);
   const { toolkits, tools } = selectTools(options);
-  let pagesUrl: string | undefined;
-  const hostOptions = { logger, maxResultBytes: options.maxResultBytes, pagesUrl: () => pagesUrl };
-  const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
-  if (!options.sandbox) await warnMissingCredentials(toolkits, host);
-  // Built once: every request, over either transport, reads this registry.
-  const registry = createToolRegistry(tools, host, {
-    names: options.toolNames,
-    catalog: options.catalog,
-    prebuilt: prebuiltListing(),
-    mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
-  });
   const pages = toolkitPages(toolkits);
+  const build = async (pagesUrl: string | undefined) => {
+    const hostOptions = { logger, maxResultBytes: options.maxResultBytes, pagesUrl };
+    const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
+    if (!options.sandbox) await warnMissingCredentials(toolkits, host);
+    // Built once: every request, over either transport, reads this registry.
+    return createToolRegistry(tools, host, {
+      names: options.toolNames,
+      catalog: options.catalog,
+      prebuilt: prebuiltListing(),
+      mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
+    });
+  };
   if (options.transport === "stdio") {
-    if (pages) pagesUrl = await servePagesOnLoopback(pages);
-    return serveStdio(registry, logger);
+    const pagesUrl = pages && (await servePagesOnLoopback(pages));
+    return serveStdio(await build(pagesUrl), logger);
   }
-  // Loaded only for HTTP: express and the auth stack stay out of a stdio start-up.
-  const { serveHttpUntilStopped } = await import("./http.js");
-  pagesUrl = await serveHttpUntilStopped(registry, { ...options, pages }, logger);
+  // Loaded only for HTTP: the auth stack stays out of a stdio start-up.
+  const { listenHttp } = await import("./http.js");
+  const listening = await listenHttp(options, logger);
+  listening.serve(await build(listening.publicUrl), pages);
 }
 
 main().catch((error: unknown) => {

@@ -1,14 +1,16 @@
 import {
-  assertCredentials,
   createContext,
+  envAdvice,
   envHost,
   type Host,
   type Logger,
+  type MissingCredential,
   type Sandbox,
   secretsFromMap,
   type Toolkit,
   tokensFromEnv,
 } from "@toolkits/core";
+import { SIGNIN_PROVIDERS } from "./options.js";
 import { sandboxFetch } from "./sandbox-fetch.js";
 import { storedTokens } from "./signin/tokens.js";
 
@@ -16,8 +18,8 @@ import { storedTokens } from "./signin/tokens.js";
 export interface HostOptions {
   logger: Logger;
   maxResultBytes: number;
-  /** Where the toolkits' pages are served, once known; given to tools as `TOOLKITS_PUBLIC_URL`. */
-  pagesUrl: () => string | undefined;
+  /** Where the toolkits' pages are served, given to tools as `TOOLKITS_PUBLIC_URL`. */
+  pagesUrl?: string;
 }
 
 const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
@@ -34,18 +36,26 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
     maxResultBytes: options.maxResultBytes,
     settings: withPagesUrl((name) => env[name] || undefined, options.pagesUrl),
     tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
+    howToSupply: signinAdvice,
   });
 }
 
+/** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
+function signinAdvice(missing: MissingCredential): string {
+  const canSignIn =
+    missing.kind === "token" && (SIGNIN_PROVIDERS as readonly string[]).includes(missing.provider);
+  return canSignIn
+    ? `${envAdvice(missing)} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
+    : envAdvice(missing);
+}
+
 /**
- * Routes this process's outgoing requests to every toolkit's fake upstream and returns a host
- * holding the fakes' credentials and settings; no URL settings, so the default upstream hosts,
- * where the fakes answer, apply.
+ * A host holding every toolkit's fake credentials and settings, whose fetch answers the fakes'
+ * hosts from their handlers. No URL settings, so the default upstream hosts, where the fakes
+ * answer, apply.
  */
 export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
   const sandboxes = await Promise.all(toolkits.map((kit) => kit.sandbox()));
-  // biome-ignore lint/suspicious/noExplicitAny: core types sandbox handlers loosely so it needs no msw
-  globalThis.fetch = await sandboxFetch(sandboxes.flatMap((box: Sandbox) => box.handlers as any[]));
   const merged = (
     pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined,
   ): Record<string, string> => Object.assign({}, ...sandboxes.map((box) => pick(box) ?? {}));
@@ -59,15 +69,17 @@ export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Pr
       settings: withPagesUrl((name) => settings[name], options.pagesUrl),
       logger: options.logger,
       maxResultBytes: options.maxResultBytes,
+      // biome-ignore lint/suspicious/noExplicitAny: core types sandbox handlers loosely so it needs no msw
+      fetch: await sandboxFetch(sandboxes.flatMap((box) => box.handlers as any[])),
     },
   );
 }
 
 function withPagesUrl(
   settings: (name: string) => string | undefined,
-  pagesUrl: () => string | undefined,
+  pagesUrl: string | undefined,
 ): (name: string) => string | undefined {
-  return (name) => (name === PAGES_URL_SETTING ? (settings(name) ?? pagesUrl()) : settings(name));
+  return (name) => (name === PAGES_URL_SETTING ? (settings(name) ?? pagesUrl) : settings(name));
 }
 
 /**
@@ -79,7 +91,7 @@ export async function warnMissingCredentials(toolkits: Toolkit[], host: Host): P
     const first = kit.tools[0];
     if (!first) continue;
     try {
-      await assertCredentials(first.auth, createContext(host));
+      await createContext(host, first.auth).credential();
     } catch (error) {
       host.logger.warn(`${kit.title} tools are not configured and will answer unauthenticated.`, {
         toolkit: kit.id,

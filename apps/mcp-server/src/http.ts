@@ -45,37 +45,51 @@ const METADATA_PATH = "/.well-known/oauth-protected-resource/mcp";
 const LOOPBACK_HOSTS = localhostAllowedHostnames();
 const isLoopback = (host: string): boolean => [...LOOPBACK_HOSTS, "::1"].includes(host);
 
+/** A bound HTTP server, waiting for the registry it will serve. */
+export interface ListeningHttp {
+  server: NodeServer;
+  /** The server's externally visible base URL: `--public-url`, else the bound address. */
+  publicUrl: string;
+  /** Starts answering requests from `registry`, with the toolkits' `pages` outside authentication. */
+  serve(registry: ToolRegistry, pages?: Pages): void;
+}
+
 /**
- * Serves MCP over Streamable HTTP at `/mcp` for every protocol revision the SDK speaks (2026-07-28
- * and the 2025 revisions, told apart per request), stateless, with one cheap server per request
+ * Binds the HTTP server first, so what depends on its address (the resource metadata, the pages'
+ * URL the tools hand out, the origin the pages post back from) is built knowing it.
+ *
+ * Once serving, MCP is answered at `/mcp` for every protocol revision the SDK speaks (2026-07-28
+ * and the 2025 revisions, told apart per request), statelessly, with one cheap server per request
  * over the registry built at start-up. Every request passes one admission path: Host, Origin, then
  * by path `/healthz` (no authentication), the resource metadata, `/mcp` (bearer token, then body
  * size, type and JSON) or a toolkit page; anything else is answered 404 without reading its body.
- * Resolves once listening; the returned server is for shutdown.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
-export async function serveHttp(
-  registry: ToolRegistry,
-  options: HttpOptions,
-  logger: Logger,
-): Promise<NodeServer> {
+export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logger): Promise<ListeningHttp> {
   if (!isLoopback(options.host) && !options.auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
-  let admit: (req: IncomingMessage, res: ServerResponse) => Promise<void> = async () => {};
-  const server = createServer((req, res) => {
-    admit(req, res).catch((error: unknown) => {
-      logger.error("HTTP request failed", { error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) rpcError(res, 500, "Internal error");
-    });
-  });
+  const server = createServer();
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-  // The routes need the real port: the resource metadata and the pages' own origin name it.
-  admit = admission(registry, { ...options, publicUrl: options.publicUrl ?? localUrl(server) }, logger);
-  return server;
+  const publicUrl = options.publicUrl ?? localUrl(server);
+  return {
+    server,
+    publicUrl,
+    serve(registry, pages) {
+      const admit = admission(registry, { ...options, pages, publicUrl }, logger);
+      server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+        admit(req, res).catch((error: unknown) => {
+          logger.error("HTTP request failed", {
+            error: error instanceof Error ? error.message : String(error),
+          });
+          if (!res.headersSent) rpcError(res, 500, "Internal error");
+        });
+      });
+    },
+  };
 }
 
 type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -363,20 +377,13 @@ export function localUrl(server: NodeServer): string {
 }
 
 /**
- * Serves over HTTP with authentication from the environment until SIGTERM or SIGINT, then stops
- * accepting connections, lets in-flight calls finish (up to 15 s) and exits.
- * Resolves to the server's public base URL once listening.
+ * Binds with authentication from the environment and serves, once given the registry, until
+ * SIGTERM or SIGINT; then stops accepting connections, lets in-flight calls finish (up to 15 s)
+ * and exits.
  */
-export async function serveHttpUntilStopped(
-  registry: ToolRegistry,
-  options: ServerOptions & Pick<HttpOptions, "pages">,
-  logger: Logger,
-): Promise<string> {
-  const server = await serveHttp(registry, { ...options, auth: authConfigFromEnv() }, logger);
-  logger.warn("serving Streamable HTTP", {
-    url: `${localUrl(server)}${MCP_PATH}`,
-    tools: registry.listing.length,
-  });
+export async function listenHttp(options: ServerOptions, logger: Logger): Promise<ListeningHttp> {
+  const listening = await bindHttp({ ...options, auth: authConfigFromEnv() }, logger);
+  const { server } = listening;
   const shutdown = (signal: string) => {
     logger.warn("shutting down: finishing in-flight requests", { signal });
     server.close(() => process.exit(0));
@@ -386,5 +393,14 @@ export async function serveHttpUntilStopped(
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
-  return options.publicUrl ?? localUrl(server);
+  return {
+    ...listening,
+    serve(registry, pages) {
+      listening.serve(registry, pages);
+      logger.warn("serving Streamable HTTP", {
+        url: `${localUrl(server)}${MCP_PATH}`,
+        tools: registry.listing.length,
+      });
+    },
+  };
 }

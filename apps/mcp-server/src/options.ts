@@ -1,5 +1,9 @@
-import { parseArgs } from "node:util";
 import { type LogLevel, TOOL_NAME_FORMS, type ToolNameForm } from "@toolkits/core";
+import type { CatalogMode } from "@toolkits/core/mcp";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { README_SECTION } from "./signin/providers.js";
+import { tokenFilePath } from "./signin/store.js";
+import { TOOLKIT_IDS } from "./toolkits.js";
 
 /** Everything the server can be told, from flags or their `MCP_*` environment equivalents. */
 export interface ServerOptions {
@@ -9,7 +13,7 @@ export interface ServerOptions {
   port: number;
   /** Toolkit ids to load: `pager`, `sheets`, `marketing`. */
   toolkits: string[];
-  /** Tool names or globs (`Pager.*`); empty means every tool of the loaded toolkits. */
+  /** Tool names or globs (`Pager.*`), either name form; empty means every tool of the loaded toolkits. */
   tools: string[];
   excludeTools: string[];
   /** Toolsets (areas) to load, e.g. `segments`; empty means all. */
@@ -19,7 +23,7 @@ export interface ServerOptions {
   /** How tool names are served: `underscore` (`Pager_WhoAmI`, default) or `dotted` (`Pager.WhoAmI`). */
   toolNames: ToolNameForm;
   /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
-  catalog: "full" | "search";
+  catalog: CatalogMode;
   /** Answer from each toolkit's built-in fake upstream; no credentials needed. */
   sandbox: boolean;
   /** Cap on one tool result's JSON size, in bytes. */
@@ -37,167 +41,240 @@ export interface ServerOptions {
   publicUrl?: string;
 }
 
-export const ALL_TOOLKITS = ["pager", "sheets", "marketing"] as const;
-
-const FLAGS = {
-  transport: { type: "string", env: "MCP_TRANSPORT", help: "stdio (default) or http" },
-  host: { type: "string", env: "MCP_HOST", help: "HTTP interface to bind (default 127.0.0.1)" },
-  port: { type: "string", env: "MCP_PORT", help: "HTTP port (default 3000)" },
-  toolkits: {
-    type: "string",
-    env: "MCP_TOOLKITS",
-    help: `comma-separated toolkits (default ${ALL_TOOLKITS.join(",")})`,
-  },
-  tools: { type: "string", env: "MCP_TOOLS", help: "comma-separated tool names or globs, e.g. 'Pager.*'" },
-  "exclude-tools": {
-    type: "string",
-    env: "MCP_EXCLUDE_TOOLS",
-    help: "tool names or globs to leave out (wins over --tools)",
-  },
-  toolsets: { type: "string", env: "MCP_TOOLSETS", help: "comma-separated areas, e.g. segments,broadcasts" },
-  "read-only": { type: "boolean", env: "MCP_READ_ONLY", help: "register only read-only tools" },
-  "tool-names": {
-    type: "string",
-    env: "MCP_TOOL_NAMES",
-    help: "underscore (default: Pager_WhoAmI, accepted by every client) or dotted (Pager.WhoAmI)",
-  },
-  catalog: {
-    type: "string",
-    env: "MCP_CATALOG",
-    help: "full (default: list every tool) or search (list search_tools and call_tool only)",
-  },
-  sandbox: {
-    type: "boolean",
-    env: "MCP_SANDBOX",
-    help: "answer from built-in fake upstreams (no credentials)",
-  },
-  "max-result-bytes": {
-    type: "string",
-    env: "MCP_MAX_RESULT_BYTES",
-    help: "cap on one result's JSON size (default 100000)",
-  },
-  "log-level": { type: "string", env: "MCP_LOG_LEVEL", help: "debug, info, warn (default) or error" },
-  "allowed-hosts": { type: "string", env: "MCP_ALLOWED_HOSTS", help: "extra Host names accepted over HTTP" },
-  "allowed-origins": {
-    type: "string",
-    env: "MCP_ALLOWED_ORIGINS",
-    help: "Origins accepted over HTTP (default none)",
-  },
-  "max-body-bytes": {
-    type: "string",
-    env: "MCP_MAX_BODY_BYTES",
-    help: "largest HTTP request body (default 1000000)",
-  },
-  "public-url": {
-    type: "string",
-    env: "MCP_PUBLIC_URL",
-    help: "externally visible base URL (behind a proxy)",
-  },
-  "request-timeout-ms": {
-    type: "string",
-    env: "MCP_REQUEST_TIMEOUT_MS",
-    help: "HTTP request time limit (default 120000)",
-  },
-  help: { type: "boolean", short: "h", help: "print this help" },
-  version: { type: "boolean", short: "v", help: "print the version" },
-} as const;
-
-/** The `--help` text. */
-export function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, flag]) => {
-    const env = "env" in flag ? ` [${flag.env}]` : "";
-    return `  --${name.padEnd(18)} ${flag.help}${env}`;
-  });
-  return `Usage: toolkits-mcp [options]\n\nServes the pager, sheets and marketing tools over MCP.\n\nOptions:\n${lines.join("\n")}\n`;
+/** What the commands do; `cli.ts` supplies them, loading each one's code only when it runs. */
+export interface Commands {
+  serve(options: ServerOptions): Promise<void>;
+  /** Resolve to the process exit code. */
+  login(
+    provider: string,
+    options: { browser: boolean; port: number; timeoutSeconds?: number },
+  ): Promise<number>;
+  logout(provider: string): Promise<number>;
+  authStatus(): Promise<number>;
 }
 
-export type ParsedCommand =
-  | { command: "help" }
-  | { command: "version" }
-  | { command: "serve"; options: ServerOptions };
+/** The OAuth providers `login` and `logout` know. */
+export const SIGNIN_PROVIDERS = ["pager", "google"] as const;
+
+const ENVIRONMENT = `
+Environment:
+  Upstream credentials (a toolkit without them still starts; its tools answer
+  unauthenticated, saying what to set):
+    PAGER_ACCESS_TOKEN      PagerDuty OAuth access token (or sign in: toolkits-mcp login pager)
+    PAGER_API_TOKEN         a classic PagerDuty API token, used when there is no OAuth token
+    PAGER_REGION            us (default) or eu; PAGER_API_URL overrides the API URL
+    GOOGLE_ACCESS_TOKEN     Google OAuth access token (or sign in: toolkits-mcp login google)
+    GOOGLE_API_ROOT_URL     one root URL for every Google API (tests, proxies)
+    GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY, GOOGLE_PICKER_APP_ID
+                            the file picker's OAuth client, browser key and project number
+    MARKETING_API_KEY       Customer.io App API key
+    MARKETING_REGION        us (default) or eu; MARKETING_API_URL overrides the API URL
+  HTTP authentication (mandatory on any interface but loopback):
+    MCP_HTTP_BEARER_TOKENS  comma-separated static bearer tokens
+    MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL
+                            accept OAuth access tokens (JWTs) of this issuer and audience
+  Sign-in (login, logout): PAGER_OAUTH_CLIENT_ID, PAGER_OAUTH_CLIENT_SECRET,
+    GOOGLE_OAUTH_CLIENT_ID, GOOGLE_OAUTH_CLIENT_SECRET; PAGER_OAUTH_ISSUER and
+    GOOGLE_OAUTH_ISSUER discover the endpoints from another issuer; XDG_CONFIG_HOME
+    moves the token store; BROWSER=none only prints sign-in URLs.`;
 
 /**
- * Reads flags, falling back to `MCP_*` environment variables, then defaults.
- * @throws Error naming the bad flag and what it accepts.
+ * The `toolkits-mcp` command line: serving (the default command) with every option also read from
+ * its `MCP_*` variable, and the `login`, `logout`, `auth status` and `help` commands.
  */
-export function parseCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedCommand {
-  const { values } = parseArgs({
-    args: argv,
-    options: Object.fromEntries(
-      Object.entries(FLAGS).map(([name, flag]) => [
-        name,
-        { type: flag.type, ...("short" in flag ? { short: flag.short } : {}) },
-      ]),
+export function program(commands: Commands, version: string): Command {
+  const root = new Command("toolkits-mcp")
+    .description("Serves the pager, sheets and marketing tools over MCP (stdio or Streamable HTTP).")
+    .version(version, "-v, --version", "print the version")
+    .helpOption("-h, --help", "print this help")
+    .addHelpText("after", ENVIRONMENT)
+    .showHelpAfterError()
+    // Errors come back to cli.ts, which exits with 2 for a bad command line.
+    .exitOverride()
+    // `login --port` is the login's own option, not the server's.
+    .enablePositionalOptions();
+  for (const option of serveOptions()) root.addOption(option);
+  root.action(async (_values, command: Command) => commands.serve(serverOptions(command)));
+  signinCommands(root, commands);
+  root.helpCommand("help [command]", "print the help of a command");
+  return root;
+}
+
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+function oneOf<const T extends readonly string[]>(allowed: T): (value: string) => T[number] {
+  return (value) => {
+    if (allowed.includes(value)) return value as T[number];
+    throw new InvalidArgumentError(`It must be one of ${allowed.join(", ")} (got "${value}").`);
+  };
+}
+
+function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (Number.isInteger(parsed) && parsed >= min && parsed <= max) return parsed;
+    throw new InvalidArgumentError(`It must be an integer from ${min} to ${max} (got "${value}").`);
+  };
+}
+
+/** An option read from the command line, else from `env`, else its default. */
+function option(
+  flags: string,
+  help: string,
+  env: string,
+  parse?: (value: string) => unknown,
+  fallback?: unknown,
+): Option {
+  const made = new Option(flags, help).env(env);
+  if (parse) made.argParser(parse);
+  return fallback === undefined ? made : made.default(fallback);
+}
+
+function serveOptions(): Option[] {
+  return [
+    option(
+      "--transport <transport>",
+      "stdio or http",
+      "MCP_TRANSPORT",
+      oneOf(["stdio", "http"] as const),
+      "stdio",
     ),
-    strict: true,
-  });
-  if (values.help) return { command: "help" };
-  if (values.version) return { command: "version" };
-  const text = (name: keyof typeof FLAGS): string | undefined => {
-    const flag = FLAGS[name];
-    const value = values[name];
-    if (typeof value === "string") return value;
-    return "env" in flag ? env[flag.env] || undefined : undefined;
-  };
-  const on = (name: keyof typeof FLAGS): boolean => {
-    const flag = FLAGS[name];
-    if (values[name] === true) return true;
-    return "env" in flag && ["1", "true", "yes"].includes((env[flag.env] ?? "").toLowerCase());
-  };
-  const list = (name: keyof typeof FLAGS): string[] =>
-    (text(name) ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean);
+    option("--host <host>", "HTTP interface to bind", "MCP_HOST", undefined, "127.0.0.1"),
+    option("--port <port>", "HTTP port (0 picks a free one)", "MCP_PORT", integer(0, 65_535), 3000),
+    option("--toolkits <ids>", `comma-separated toolkits: ${TOOLKIT_IDS.join(", ")}`, "MCP_TOOLKITS", list),
+    option(
+      "--tools <names>",
+      "comma-separated tool names or globs, either form: 'Pager.*', Pager_WhoAmI",
+      "MCP_TOOLS",
+      list,
+    ),
+    option(
+      "--exclude-tools <names>",
+      "tool names or globs to leave out (wins over --tools)",
+      "MCP_EXCLUDE_TOOLS",
+      list,
+    ),
+    option("--toolsets <names>", "comma-separated areas, e.g. segments,broadcasts", "MCP_TOOLSETS", list),
+    new Option("--read-only", "register only read-only tools").env("MCP_READ_ONLY"),
+    option(
+      "--tool-names <form>",
+      "underscore (Pager_WhoAmI, accepted by every client) or dotted (Pager.WhoAmI)",
+      "MCP_TOOL_NAMES",
+      oneOf(TOOL_NAME_FORMS),
+      "underscore",
+    ),
+    option(
+      "--catalog <mode>",
+      "full (list every tool) or search (list search_tools and call_tool only)",
+      "MCP_CATALOG",
+      oneOf(["full", "search"] satisfies CatalogMode[]),
+      "full",
+    ),
+    new Option("--sandbox", "answer from built-in fake upstreams (no credentials)").env("MCP_SANDBOX"),
+    option(
+      "--max-result-bytes <bytes>",
+      "cap on one result's JSON size",
+      "MCP_MAX_RESULT_BYTES",
+      integer(1_000, 100_000_000),
+      100_000,
+    ),
+    option(
+      "--log-level <level>",
+      "stderr log level",
+      "MCP_LOG_LEVEL",
+      oneOf(["debug", "info", "warn", "error"] as const),
+      "warn",
+    ),
+    option("--allowed-hosts <hosts>", "extra Host names accepted over HTTP", "MCP_ALLOWED_HOSTS", list),
+    option("--allowed-origins <origins>", "browser Origins accepted over HTTP", "MCP_ALLOWED_ORIGINS", list),
+    option(
+      "--max-body-bytes <bytes>",
+      "largest HTTP request body",
+      "MCP_MAX_BODY_BYTES",
+      integer(1_000, 100_000_000),
+      1_000_000,
+    ),
+    option("--public-url <url>", "externally visible base URL (behind a proxy)", "MCP_PUBLIC_URL"),
+    option(
+      "--request-timeout-ms <ms>",
+      "HTTP request time limit, in milliseconds",
+      "MCP_REQUEST_TIMEOUT_MS",
+      integer(100, 3_600_000),
+      120_000,
+    ),
+  ];
+}
 
-  const transport = oneOf("--transport", text("transport") ?? "stdio", ["stdio", "http"] as const);
-  const toolkits = list("toolkits");
-  for (const id of toolkits) oneOf("--toolkits", id, ALL_TOOLKITS);
+/** The parsed serve options; a boolean variable counts only when it reads 1, true or yes. */
+function serverOptions(command: Command): ServerOptions {
+  const values = command.opts();
+  const on = (key: string, env: string) =>
+    command.getOptionValueSource(key) === "env"
+      ? ["1", "true", "yes"].includes((process.env[env] ?? "").toLowerCase())
+      : values[key] === true;
+  for (const id of values.toolkits ?? []) oneOf(TOOLKIT_IDS)(id);
   return {
-    command: "serve",
-    options: {
-      transport,
-      host: text("host") ?? "127.0.0.1",
-      port: integer("--port", text("port") ?? "3000", 0, 65_535),
-      toolkits: toolkits.length ? toolkits : [...ALL_TOOLKITS],
-      tools: list("tools"),
-      excludeTools: list("exclude-tools"),
-      toolsets: list("toolsets"),
-      readOnly: on("read-only"),
-      toolNames: oneOf("--tool-names", text("tool-names") ?? "underscore", TOOL_NAME_FORMS),
-      catalog: oneOf("--catalog", text("catalog") ?? "full", ["full", "search"] as const),
-      sandbox: on("sandbox"),
-      maxResultBytes: integer("--max-result-bytes", text("max-result-bytes") ?? "100000", 1_000, 100_000_000),
-      logLevel: oneOf("--log-level", text("log-level") ?? "warn", [
-        "debug",
-        "info",
-        "warn",
-        "error",
-      ] as const),
-      publicUrl: text("public-url"),
-      allowedHosts: list("allowed-hosts"),
-      allowedOrigins: list("allowed-origins"),
-      maxBodyBytes: integer("--max-body-bytes", text("max-body-bytes") ?? "1000000", 1_000, 100_000_000),
-      requestTimeoutMs: integer(
-        "--request-timeout-ms",
-        text("request-timeout-ms") ?? "120000",
-        100,
-        3_600_000,
-      ),
-    },
+    transport: values.transport,
+    host: values.host,
+    port: values.port,
+    toolkits: values.toolkits?.length ? values.toolkits : [...TOOLKIT_IDS],
+    tools: values.tools ?? [],
+    excludeTools: values.excludeTools ?? [],
+    toolsets: values.toolsets ?? [],
+    readOnly: on("readOnly", "MCP_READ_ONLY"),
+    toolNames: values.toolNames,
+    catalog: values.catalog,
+    sandbox: on("sandbox", "MCP_SANDBOX"),
+    maxResultBytes: values.maxResultBytes,
+    logLevel: values.logLevel,
+    allowedHosts: values.allowedHosts ?? [],
+    allowedOrigins: values.allowedOrigins ?? [],
+    maxBodyBytes: values.maxBodyBytes,
+    requestTimeoutMs: values.requestTimeoutMs,
+    publicUrl: values.publicUrl,
   };
 }
 
-function oneOf<const T extends readonly string[]>(flag: string, value: string, allowed: T): T[number] {
-  if (!allowed.includes(value))
-    throw new Error(`${flag} must be one of ${allowed.join(", ")} (got "${value}").`);
-  return value as T[number];
-}
-
-function integer(flag: string, value: string, min: number, max: number): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new Error(`${flag} must be an integer from ${min} to ${max} (got "${value}").`);
-  }
-  return parsed;
+function signinCommands(root: Command, commands: Commands): void {
+  const provider = oneOf(SIGNIN_PROVIDERS);
+  const exit = (code: number) => {
+    process.exitCode = code;
+  };
+  root
+    .command("login")
+    .description(
+      "sign in to an OAuth provider the tools act for (authorization code with PKCE through a loopback redirect); the server uses and refreshes the tokens",
+    )
+    .argument("<provider>", SIGNIN_PROVIDERS.join(" or "), provider)
+    .option("--no-browser", "only print the sign-in URL (also BROWSER=none)")
+    .option("--port <port>", "fixed loopback redirect port (default: a free one)", integer(0, 65_535), 0)
+    .option("--timeout <seconds>", "how long to wait for the sign-in (default 300)", integer(1, 3_600))
+    .addHelpText(
+      "after",
+      `\nTokens are kept in ${tokenFilePath(process.env)} (mode 0600) and refreshed by the server.\nSetting up the OAuth apps: ${README_SECTION}.`,
+    )
+    .action(async (id: string, values) =>
+      exit(
+        await commands.login(id, {
+          browser: values.browser && process.env.BROWSER !== "none",
+          port: values.port,
+          timeoutSeconds: values.timeout,
+        }),
+      ),
+    );
+  root
+    .command("logout")
+    .description("forget a sign-in and revoke it at the provider")
+    .argument("<provider>", SIGNIN_PROVIDERS.join(" or "), provider)
+    .action(async (id: string) => exit(await commands.logout(id)));
+  root
+    .command("auth")
+    .description("sign-in state: auth status")
+    .command("status")
+    .description("connected providers, scopes, expiry and whether a refresh token is held; never a token")
+    .action(async () => exit(await commands.authStatus()));
 }

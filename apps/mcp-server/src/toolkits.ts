@@ -5,12 +5,15 @@ import { sheetsToolkit } from "@toolkits/sheets";
 import picomatch from "picomatch";
 import type { ServerOptions } from "./options.js";
 
-/** Every toolkit this server can compose, by id. */
+/** Every toolkit this server can compose, by id: the one list the CLI, the build and the docs read. */
 export const TOOLKITS: Readonly<Record<string, Toolkit>> = {
   pager: pagerToolkit,
   sheets: sheetsToolkit,
   marketing: marketingToolkit,
 };
+
+/** The toolkits' ids, in composition order. */
+export const TOOLKIT_IDS = Object.keys(TOOLKITS);
 
 /** The area a tool belongs to; tools without one form a toolset named after their toolkit. */
 export const toolsetOf = (tool: AnyToolDefinition, toolkit: Toolkit): string => tool.toolset ?? toolkit.id;
@@ -63,11 +66,17 @@ function matcher(patterns: string[]): (name: string) => boolean {
 /** `Pager_WhoAmI` and `Pager.WhoAmI` name the same tool. */
 const canonical = (name: string): string => name.replace(/_/g, ".");
 
+/** @throws Error for a name naming no tool, or a glob matching none, so a typo never serves nothing. */
 function assertKnown(flag: string, patterns: string[], names: string[]): void {
   for (const pattern of patterns) {
-    if (picomatch.scan(pattern).isGlob) continue;
-    if (!names.some((name) => canonical(name) === canonical(pattern))) {
+    if (!picomatch.scan(pattern).isGlob) {
+      if (names.some((name) => canonical(name) === canonical(pattern))) continue;
       throw new Error(`${flag}: no tool named ${pattern}. Run with --help, or list tools with tools/list.`);
+    }
+    if (!names.some(matcher([pattern]))) {
+      throw new Error(
+        `${flag}: ${pattern} matches no tool of the loaded toolkits (${[...new Set(names.map((name) => name.split(".")[0]))].join(", ")}).`,
+      );
     }
   }
 }

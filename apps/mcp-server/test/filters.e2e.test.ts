@@ -77,7 +77,7 @@ describe("start-up refusals", () => {
     expect(badSet.stderr).toContain("--toolsets: no toolset gossip. Available:");
     const badForm = await runCli(["--tool-names", "kebab"]);
     expect(badForm.code).toBe(2);
-    expect(badForm.stderr).toContain('--tool-names must be one of underscore, dotted (got "kebab")');
+    expect(badForm.stderr).toContain('It must be one of underscore, dotted (got "kebab")');
   });
 });
 

@@ -92,7 +92,7 @@ describe("TokenStore", () => {
 });
 
 describe("token precedence in the server's host", () => {
-  const hostOptions = { logger: silentLogger, maxResultBytes: 100_000, pagesUrl: () => undefined };
+  const hostOptions = { logger: silentLogger, maxResultBytes: 100_000 };
   it("prefers <PROVIDER>_ACCESS_TOKEN from the environment over the store", async () => {
     await store.put("pager", sampleSignIn("stored"));
     const env = { XDG_CONFIG_HOME: configHome };

@@ -82,6 +82,35 @@ describe("toolkits-mcp over stdio", () => {
     expect((await runCli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     const bad = await runCli(["--transport", "carrier-pigeon"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--transport must be one of stdio, http (got "carrier-pigeon")');
+    expect(bad.stderr).toContain('It must be one of stdio, http (got "carrier-pigeon")');
+  });
+
+  it("documents every command, option and environment variable in --help and help <command>", async () => {
+    const help = await runCli(["help"]);
+    expect(help.code).toBe(0);
+    for (const text of [
+      "login",
+      "logout",
+      "auth",
+      "--tool-names",
+      "--catalog",
+      "MCP_TOOL_NAMES",
+      "MCP_HTTP_BEARER_TOKENS",
+      "MCP_OAUTH_ISSUER",
+      "PAGER_ACCESS_TOKEN",
+      "MARKETING_API_KEY",
+    ]) {
+      expect(help.stdout, text).toContain(text);
+    }
+    const login = await runCli(["help", "login"]);
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain("--no-browser");
+    expect(login.stdout).toContain("--timeout <seconds>");
+  });
+
+  it("refuses at start-up a --tools glob that matches no tool", async () => {
+    const run = await runCli(["--tools", "Pagr.*"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--tools: Pagr.* matches no tool of the loaded toolkits");
   });
 });
