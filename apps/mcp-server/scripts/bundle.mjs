@@ -5,9 +5,6 @@
 // auth stack, pino, sign-in, Google's clients, ajv) stay external and are imported when first used.
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { toMcpTool } from "@toolkits/core/mcp";
-import { marketingToolkit } from "@toolkits/marketing";
-import { pagerToolkit } from "@toolkits/pager";
-import { sheetsToolkit } from "@toolkits/sheets";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -26,7 +23,8 @@ const EXTERNAL = [
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: ["src/cli.ts", "src/demo.ts"],
+  // toolkits.js is also the build's own list of toolkits (below), so the list is written once.
+  entryPoints: ["src/cli.ts", "src/demo.ts", "src/toolkits.ts"],
   outdir: "dist",
   bundle: true,
   splitting: true,
@@ -44,5 +42,6 @@ await build({
 chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);
 
 // The tools/list entries, converted from zod once here rather than at every start (see catalog.ts).
-const tools = [pagerToolkit, sheetsToolkit, marketingToolkit].flatMap((kit) => kit.tools.map(toMcpTool));
+const { TOOLKITS } = await import("../dist/toolkits.js");
+const tools = Object.values(TOOLKITS).flatMap((kit) => kit.tools.map(toMcpTool));
 writeFileSync(new URL("../dist/tools.json", import.meta.url), JSON.stringify(tools));
