@@ -51,6 +51,13 @@ export interface EndpointSpec {
   /** A two-mode tool: `mode` selects get_request_schema or execute. */
   mode?: boolean;
   params: ParamSpec[];
+  /**
+   * What the upstream documents for a successful answer: the top-level property names of its JSON
+   * object (every oneOf branch), `"value"` for an array or a primitive, `"empty"` for no body.
+   * The output schema declares the result's fields from it (see `resultFields`); absent, it
+   * declares none.
+   */
+  response?: readonly string[] | "value" | "empty";
   /** Cursor paging (`token`: the parameter taking `next`) or offset paging. */
   paging?: { token: string } | { offset: string; limit: string };
   /** A period report: the count's maximum depends on the unit; months up to `monthsMax`. */

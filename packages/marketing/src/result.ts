@@ -1,4 +1,5 @@
-import { capResult, offsetPage, tokenPage } from "@toolkits/core";
+import { capResult, offsetPage, offsetPageShape, tokenPage, tokenPageShape } from "@toolkits/core";
+import { z } from "zod";
 import type { EndpointSpec } from "./endpoint.js";
 
 /** Largest result a tool returns, in bytes of JSON; longer ones are cut with a marker. */
@@ -18,6 +19,37 @@ export function toResult(
   const base = data === undefined || data === "" ? { ok: true } : isObject(data) ? data : { result: data };
   const paged = withPaging(spec, input, base);
   return capResult(paged, MAX_RESULT_BYTES, (field, kept) => truncationHint(spec, field, kept));
+}
+
+/**
+ * The top-level fields of a tool's result besides the paging ones, as the upstream documents them
+ * (`EndpointSpec.response`) and toResult shapes them: `ok` for an empty answer, `result` for an
+ * array or a primitive, and the object's own properties without `next`, which paging replaces.
+ */
+export function resultFields(spec: EndpointSpec): string[] {
+  const { response, paging } = spec;
+  if (response === "empty") return ["ok"];
+  if (response === "value") return ["result"];
+  const fields = response ?? [];
+  return paging && "token" in paging ? fields.filter((field) => field !== "next") : [...fields];
+}
+
+/**
+ * The output schema's properties: each of resultFields optional and of any type (the upstream's
+ * answers vary, and the client validates structuredContent against them), then the paging fields,
+ * optional for a two-mode tool since its schema mode answers `{ schema, instructions }`.
+ */
+export function resultShape(spec: EndpointSpec): z.ZodRawShape {
+  const fields = Object.fromEntries(resultFields(spec).map((field) => [field, z.unknown().optional()]));
+  const paging = pagingShape(spec);
+  return { ...fields, ...(spec.mode ? z.object(paging).partial().shape : paging) };
+}
+
+function pagingShape({ paging }: EndpointSpec): z.ZodRawShape {
+  if (!paging) return {};
+  if (!("token" in paging)) return offsetPageShape;
+  const parameter = z.string().optional().describe("The parameter to pass next_page_token back as");
+  return { ...tokenPageShape, next_page_parameter: parameter };
 }
 
 function withPaging(

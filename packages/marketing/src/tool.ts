@@ -1,18 +1,11 @@
-import {
-  type AnyToolDefinition,
-  defineTool,
-  isSendableHeaderValue,
-  offsetPageShape,
-  ToolError,
-  tokenPageShape,
-} from "@toolkits/core";
+import { type AnyToolDefinition, defineTool, isSendableHeaderValue, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { parseBody, requestSchema } from "./body.js";
 import { API_KEY_SECRET, createMarketingClient } from "./client.js";
 import type { EndpointSpec, ParamSpec } from "./endpoint.js";
 import { PERIOD_MAXIMUMS, VALUE_SETS } from "./endpoints.generated.js";
 import type { UpstreamCall } from "./ids.js";
-import { resultFields, toResult } from "./result.js";
+import { resultShape, toResult } from "./result.js";
 
 type Input = Readonly<Record<string, unknown>>;
 
@@ -46,16 +39,8 @@ export function inputSchema(spec: EndpointSpec): z.ZodObject {
   return z.object(Object.fromEntries(spec.params.map((param) => [param.name, paramSchema(param)])));
 }
 
-/**
- * The result's documented fields, each optional and of any type: the upstream's answers vary, and
- * the client validates structuredContent against this. Loose, so undocumented fields pass too.
- */
-function outputSchema(spec: EndpointSpec): z.ZodObject {
-  const fields = Object.fromEntries(resultFields(spec).map((field) => [field, z.unknown().optional()]));
-  // Schema mode answers { schema, instructions }, so two-mode tools promise no paging fields.
-  if (!spec.paging || spec.mode) return z.looseObject(fields);
-  return z.looseObject({ ...fields, ...("token" in spec.paging ? tokenPageShape : offsetPageShape) });
-}
+// Loose: undocumented fields the upstream adds pass the client's validation too.
+const outputSchema = (spec: EndpointSpec): z.ZodObject => z.looseObject(resultShape(spec));
 
 /**
  * Turns a table row into a tool definition. The handler refuses bad input before anything is sent

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // SearchUsers on a 10,000-person directory with 50 ms of simulated latency per upstream request:
-// an exact name and a misspelt name, cold (no cached directory) and warm. Prints figures only.
+// an exact name and a misspelt name, cold (no cached directory) and warm. Prints figures, and
+// whether the warm misspelt search meets its goal.
 // Run after `pnpm build`: `node bench/search-users.mjs` (or `pnpm bench`).
 import { envHost, invokeTool } from "@toolkits/core";
 import { setupServer } from "msw/node";
@@ -10,6 +11,8 @@ import { sandbox } from "../dist/testing/index.js";
 const USERS = 10_000;
 const LATENCY_MS = 50;
 const RUNS = 3;
+/** The most a warm misspelt search may take, in milliseconds (median of `RUNS`). */
+const WARM_MISSPELT_GOAL_MS = 30;
 
 const box = sandbox({ users: USERS, latencyMs: LATENCY_MS });
 const person = box.account.users[7_345];
@@ -41,17 +44,25 @@ const cases = [
   ["exact name, cold", exact, true],
   ["misspelt name, cold", misspelt, true],
   ["exact name, warm", exact, false],
-  ["misspelt name, warm", misspelt, false],
+  ["misspelt name, warm", misspelt, false, WARM_MISSPELT_GOAL_MS],
 ];
 const rows = [];
-for (const [label, query, cold] of cases) {
+for (const [label, query, cold, goalMs] of cases) {
   if (!cold) await invokeTool(searchUsers, { query: misspelt }, host); // make sure the directory is cached
   const { ms, requests: sent, top } = await measure(query, cold);
-  rows.push([label, `"${query}"`, ms.toFixed(0), String(sent), `${top?.name} (${top?.confidence})`]);
+  const goal = goalMs === undefined ? "" : `<= ${goalMs}: ${ms <= goalMs ? "met" : "missed"}`;
+  rows.push([label, `"${query}"`, ms.toFixed(0), goal, String(sent), `${top?.name} (${top?.confidence})`]);
 }
 server.close();
 
-const header = ["case", "query", "latency ms (median of 3)", "upstream requests", "best match (confidence)"];
+const header = [
+  "case",
+  "query",
+  `latency ms (median of ${RUNS})`,
+  "goal ms",
+  "upstream requests",
+  "best match (confidence)",
+];
 const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
 const line = (cells) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |`;
 process.stdout.write(

@@ -1,8 +1,22 @@
 import type { Progress } from "@modelcontextprotocol/client";
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PagerClient } from "../src/client.js";
-import { cachedDirectory, SCAN_CONCURRENCY, userDirectory } from "../src/directory.js";
-import { ACCEPT_CONFIDENCE, ACCEPT_MARGIN, DIRECTORY_TTL_MS, forgetUserDirectories } from "../src/index.js";
+import {
+  cachedDirectory,
+  directoryOf,
+  matchAmong,
+  matchDirectory,
+  SCAN_CONCURRENCY,
+  userDirectory,
+} from "../src/directory.js";
+import {
+  ACCEPT_CONFIDENCE,
+  ACCEPT_MARGIN,
+  DIRECTORY_TTL_MS,
+  forgetUserDirectories,
+  type PdUser,
+} from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
 import { useSandbox } from "./harness.js";
 
@@ -185,5 +199,59 @@ describe("Pager.SearchUsers on a directory past PagerDuty's 10,000 ceiling", () 
       total: 10_000,
       message: "Scanned 10000 of 10000 users",
     });
+  });
+});
+
+describe("the warm directory search", () => {
+  // Few enough users that most queries match fewer than the 10 returned, so a user wrongly ruled
+  // out would show; some with letters beyond ASCII, whose lower case can differ in length.
+  const users: PdUser[] = [
+    ...sandbox({ users: 300 }).account.users,
+    ...["Zoë Ødegård", "İlkay Gündoğan", "ΟΔΥΣΣΕΑΣ Παπαδόπουλος", "Łukasz Żółw"].map((name, i) => ({
+      id: `PX0000${i}`,
+      type: "user",
+      name,
+      email: `${name.toLowerCase().replace(/ /g, ".")}@acme.example`,
+    })),
+  ];
+  const directory = directoryOf(users, true);
+  type Edit = [at: number, kind: "drop" | "swap" | "insert" | "replace", char: string];
+  const applyEdit = (text: string, [at, kind, char]: Edit): string => {
+    const i = at % Math.max(1, text.length);
+    const [head, tail] = [text.slice(0, i), text.slice(i)];
+    if (kind === "drop") return head + tail.slice(1);
+    if (kind === "swap") return head + tail.slice(1, 2) + tail.slice(0, 1) + tail.slice(2);
+    return head + char + (kind === "insert" ? tail : tail.slice(1));
+  };
+  const edit = fc.tuple(
+    fc.nat(),
+    fc.constantFrom("drop", "swap", "insert", "replace"),
+    fc.string({ unit: "grapheme-composite", minLength: 1, maxLength: 1 }),
+  );
+  // Names, emails, and both together: past 32 characters Fuse matches the query in chunks.
+  const misspelt = fc
+    .tuple(
+      fc
+        .constantFrom(...users)
+        .chain((user) => fc.constantFrom(user.name, user.email, `${user.name} ${user.email}`)),
+      fc.array(edit, { minLength: 1, maxLength: 4 }),
+    )
+    .map(([text, edits]) => edits.reduce(applyEdit, text));
+  const query = fc.oneof(misspelt, fc.string({ unit: "grapheme", minLength: 1, maxLength: 70 }));
+
+  it("finds the users Fuse finds over the whole directory, in the same order and with the same confidences", () => {
+    fc.assert(
+      fc.property(query, (text) => {
+        expect(matchDirectory(directory, text)).toEqual(matchAmong(users, text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("finds a misspelt name, an accented name and a misspelt email", () => {
+    const best = (text: string) => matchDirectory(directory, text)[0]?.user.name;
+    expect(best("Avrey Quinn")).toBe("Avery Quinn");
+    expect(best("zoë ødegard")).toBe("Zoë Ødegård");
+    expect(best("priya.kelle@acme.example")).toBe("Priya Keller");
   });
 });

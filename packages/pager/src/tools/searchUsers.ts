@@ -8,13 +8,12 @@ import {
   cachedDirectory,
   MAX_MATCHES,
   matchAmong,
-  matchUsers,
+  matchDirectory,
   type UserMatch,
   userDirectory,
 } from "../directory.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { userRecord, userSchema } from "../records.js";
-import type { PdUser } from "../types.js";
 
 const matchSchema = userSchema.extend({
   confidence: z.number().describe("0 to 1"),
@@ -77,22 +76,20 @@ async function byNameQuery(client: PagerClient, query: string): Promise<Found | 
 
 async function byDirectory(client: PagerClient, query: string, context: ToolContext): Promise<Found> {
   const directory = await userDirectory(client, (update) => context.progress(update));
-  // An exact name or email is settled among the users containing it: fuzzy-matching the whole
-  // directory (10,000 users) costs about 100 ms, this a millisecond, with the same confidences.
+  // An exact name or email is settled among the users containing it, with the same confidences
+  // as the fuzzy search and in a fraction of its time.
   const needle = query.toLowerCase();
-  const containing = directory.users.filter((user) => haystack(user).includes(needle));
+  const containing = directory.users.filter((_, i) => directory.haystacks[i]?.includes(needle));
   const exact = containing.some((user) =>
     [user.name, user.email].some((field) => field?.toLowerCase() === needle),
   );
   return {
-    matches: exact ? matchAmong(containing, query) : matchUsers(directory.fuse, query),
+    matches: exact ? matchAmong(containing, query) : matchDirectory(directory, query),
     searched: "directory",
     users_searched: directory.users.length,
     complete: directory.complete,
   };
 }
-
-const haystack = (user: PdUser): string => `${user.name ?? ""}\n${user.email ?? ""}`.toLowerCase();
 
 function note(found: Found, declined: boolean): string | undefined {
   const parts: string[] = [];

@@ -1,0 +1,68 @@
+import { descriptionProblems } from "@toolkits/core/testing";
+import { describe, expect, it } from "vitest";
+import { ENDPOINTS, type EndpointSpec, marketingTool, marketingTools } from "../src/index.js";
+import { resultFields, toResult } from "../src/result.js";
+import { EXAMPLES } from "../src/testing/index.js";
+import { sampleArgs } from "./support/samples.js";
+
+describe("tool descriptions", () => {
+  it("say what each of the 115 results holds", () => {
+    expect(marketingTools).toHaveLength(115);
+    expect(marketingTools.flatMap(descriptionProblems)).toEqual([]);
+  });
+
+  it("state the caveats the upstream documents", () => {
+    const description = (name: string) => marketingTool(`MarketingApi.${name}`)?.description ?? "";
+    expect(description("DeleteManualSegment")).toMatch(/manual segment.*dynamic.*UI/);
+    expect(description("RemoveUnusedSnippet")).toContain("refuses (400) while a message uses it");
+    expect(description("GetBroadcastStatus")).toContain("the id TriggerBroadcastMessage returned");
+  });
+});
+
+describe("output schemas", () => {
+  const declared = (name: string) => Object.keys(marketingTool(`MarketingApi.${name}`)?.output.shape ?? {});
+
+  // A free-form answer (a collection's rows) documents no fields to declare.
+  const documented = ENDPOINTS.filter((spec) => !Array.isArray(spec.response) || spec.response.length);
+
+  it.each(documented.map((spec) => [spec.name, spec] as const))(
+    "%s declares every top-level field of its example answer",
+    (name, spec) => {
+      const answer = toResult(spec, sampleArgs(spec), EXAMPLES.responses[name]?.body);
+      expect(declared(name.slice("MarketingApi.".length))).toEqual(
+        expect.arrayContaining(Object.keys(answer)),
+      );
+    },
+  );
+
+  it("declare the documented fields, with next turned into the paging fields", () => {
+    expect(declared("GetSegmentInfo")).toEqual(["segment"]);
+    expect(declared("GetSegmentMembers")).toEqual([
+      "ids",
+      "identifiers",
+      "more",
+      "next_page_token",
+      "next_page_parameter",
+    ]);
+    expect(declared("FindSuppressedEmailAddresses")).toEqual([
+      "category",
+      "suppressions",
+      "limit",
+      "offset",
+      "more",
+      "next_offset",
+    ]);
+    expect(declared("DeleteManualSegment")).toEqual(["ok"]);
+    const paging = marketingTool("MarketingApi.FilterPeopleInWorkspace")?.output.shape.more;
+    // Schema mode answers { schema, instructions }: a two-mode tool's paging fields are optional.
+    expect(paging?.safeParse(undefined).success).toBe(true);
+  });
+
+  it("declare { result } for an array answer and { ok } for an empty one", () => {
+    const spec = ENDPOINTS.find((s) => s.name === "MarketingApi.GetAllSegments") as EndpointSpec;
+    const array = { ...spec, response: "value" as const };
+    expect(resultFields(array)).toEqual(Object.keys(toResult(array, {}, [{ id: 1 }])));
+    const empty = { ...spec, response: "empty" as const };
+    expect(resultFields(empty)).toEqual(Object.keys(toResult(empty, {}, undefined)));
+  });
+});
