@@ -1,7 +1,7 @@
 // A zero-latency stand-in for PagerDuty on 127.0.0.1, answering from the sandbox's seeded account:
 // GET /services/{id}, GET /incidents (10 incidents) and GET /users/me.
 import { createServer } from "node:http";
-import { sandbox } from "@toolkits/pager/testing";
+import { sandbox } from "@toolkits/pager/sandbox";
 
 /** Starts the stand-in; resolves with its base URL and a `close()`. */
 export async function localPagerDuty() {

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { LEAKCHECK } from "@toolkits/core/testing";
-import { sandbox } from "@toolkits/pager/testing";
+import { sandbox } from "@toolkits/pager/sandbox";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI } from "./spawn.js";
 

@@ -12,7 +12,7 @@ const PNPM = pnpmCommand();
 const CONSUMER = `import { envHost } from "@toolkits/core";
 import { toFunctionTools } from "@toolkits/core/openai";
 import { pagerToolkit } from "@toolkits/pager";
-import { SANDBOX_TOKEN, sandbox } from "@toolkits/pager/testing";
+import { SANDBOX_TOKEN, sandbox } from "@toolkits/pager/sandbox";
 import { setupServer } from "msw/node";
 
 const server = setupServer(...sandbox().handlers);

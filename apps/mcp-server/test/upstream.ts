@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sandbox } from "@toolkits/pager/testing";
+import { sandbox } from "@toolkits/pager/sandbox";
 
 /** One request the stand-in received: its path and query, and when (ms on the performance clock). */
 export interface Arrival {

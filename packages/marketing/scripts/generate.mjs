@@ -3,7 +3,7 @@
 // and the hand-written scripts/overrides.json; reads nothing outside the package:
 //   src/endpoints.generated.ts          the endpoint table (one row per tool) and the value sets
 //   src/schemas.generated.ts            request-body JSON Schemas of the two-mode tools (loaded lazily)
-//   src/testing/examples.generated.ts   sandbox answers and request bodies, from the examples
+//   src/sandbox/examples.generated.ts   sandbox answers and request bodies, from the examples
 // Run: pnpm --filter @toolkits/marketing generate. test/generated.test.ts fails when they are stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -40,7 +40,7 @@ export function generate(inputs) {
   const files = {
     "src/endpoints.generated.ts": endpointsModule(rows, inputs.overrides),
     "src/schemas.generated.ts": schemasModule(rows, inputs.openapi),
-    "src/testing/examples.generated.ts": examplesModule(rows, inputs),
+    "src/sandbox/examples.generated.ts": examplesModule(rows, inputs),
   };
   const long = Object.entries(files).flatMap(([path, text]) => longLines(path, text));
   if (long.length) throw new Error(`generated lines too long: ${long.join(", ")}`);

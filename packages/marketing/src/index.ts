@@ -47,5 +47,5 @@ export const marketingToolkit: Toolkit = {
   tools: marketingTools,
   setup:
     "Set MARKETING_API_KEY to a Customer.io App API key, and MARKETING_REGION=eu for an EU workspace (or MARKETING_API_URL for another host).",
-  sandbox: async () => (await import("./testing/index.js")).sandbox(),
+  sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
 };

@@ -1,7 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { resolveUpstream } from "../src/index.js";
-import { SANDBOX_API_KEY } from "../src/testing/index.js";
+import { SANDBOX_API_KEY } from "../src/sandbox/index.js";
 import { call, connect, ok, text, useSandbox } from "./support/harness.js";
 
 const sandbox = useSandbox();

@@ -2,7 +2,7 @@ import { descriptionProblems } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingTool, marketingTools } from "../src/index.js";
 import { resultFields, toResult } from "../src/result.js";
-import { EXAMPLES } from "../src/testing/index.js";
+import { EXAMPLES } from "../src/sandbox/index.js";
 import { sampleArgs } from "./support/samples.js";
 
 describe("tool descriptions", () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { generate, readInputs } from "../scripts/generate.mjs";
 import { parseBody } from "../src/body.js";
 import { ENDPOINTS } from "../src/index.js";
-import { EXAMPLES } from "../src/testing/index.js";
+import { EXAMPLES } from "../src/sandbox/index.js";
 
 const PACKAGE = new URL("../", import.meta.url);
 // Throws, failing this file, when a generated line would exceed 200 characters.

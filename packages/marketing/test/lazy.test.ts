@@ -31,14 +31,14 @@ describe("start-up cost", () => {
     const graph = [...staticGraph("./index.js")];
     expect(graph).toContain("./endpoints.generated.js");
     expect(graph).toContain("zod");
-    for (const lazy of ["ajv", "ajv-formats", "msw", "./schemas.generated.js", "./testing/index.js"]) {
+    for (const lazy of ["ajv", "ajv-formats", "msw", "./schemas.generated.js", "./sandbox/index.js"]) {
       expect(graph).not.toContain(lazy);
     }
   });
 
   it("loads the sandbox's example data only from the testing entry", () => {
-    const graph = [...staticGraph("./testing/index.js")];
-    expect(graph).toContain("./testing/examples.generated.js");
+    const graph = [...staticGraph("./sandbox/index.js")];
+    expect(graph).toContain("./sandbox/examples.generated.js");
     expect(graph).toContain("msw");
     expect(graph).not.toContain("./schemas.generated.js");
   });

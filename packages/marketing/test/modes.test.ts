@@ -2,7 +2,7 @@ import { Ajv } from "ajv";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, REGIONS } from "../src/index.js";
-import { EXAMPLES } from "../src/testing/index.js";
+import { EXAMPLES } from "../src/sandbox/index.js";
 import { call, connect, ok, text, useSandbox } from "./support/harness.js";
 import { sampleArgs } from "./support/samples.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandbox as makeSandbox, SEEDED_MEMBERS } from "../src/testing/index.js";
+import { sandbox as makeSandbox, SEEDED_MEMBERS } from "../src/sandbox/index.js";
 import { call, connect, ok, text, useSandbox } from "./support/harness.js";
 
 const sandbox = useSandbox();

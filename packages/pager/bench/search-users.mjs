@@ -6,7 +6,7 @@
 import { envHost, invokeTool } from "@toolkits/core";
 import { setupServer } from "msw/node";
 import { forgetUserDirectories, searchUsers } from "../dist/index.js";
-import { sandbox } from "../dist/testing/index.js";
+import { sandbox } from "../dist/sandbox/index.js";
 
 const USERS = 10_000;
 const LATENCY_MS = 50;

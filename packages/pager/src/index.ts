@@ -66,5 +66,5 @@ export const pagerToolkit: Toolkit = {
   ],
   setup:
     "Set PAGER_ACCESS_TOKEN to a PagerDuty OAuth access token with read scopes (or PAGER_API_TOKEN to a classic API token), and PAGER_REGION=eu for an EU account.",
-  sandbox: async () => (await import("./testing/index.js")).sandbox(),
+  sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
 };

@@ -6,7 +6,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pagerToolkit } from "../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 
 const box = sandbox();
 const server = setupServer(...box.handlers);

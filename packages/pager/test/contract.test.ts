@@ -3,7 +3,7 @@ import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPagerClient, type IncidentQuery } from "../src/client.js";
 import { pagerAuth, SCOPES } from "../src/params.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 import { contractViolations, type SentRequest } from "./contract.js";
 
 const API = "https://api.pagerduty.com";

@@ -1,7 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { pagerToolkit } from "../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 import { SANDBOX_ENV, useSandbox } from "./harness.js";
 
 const pd = useSandbox();

@@ -4,7 +4,7 @@ import { connectTools, type ToolClient } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { forgetUserDirectories, pagerToolkit } from "../src/index.js";
-import { type PagerAccount, SANDBOX_TOKEN, type SandboxOptions, sandbox } from "../src/testing/index.js";
+import { type PagerAccount, SANDBOX_TOKEN, type SandboxOptions, sandbox } from "../src/sandbox/index.js";
 import { contractViolations, type SentRequest } from "./contract.js";
 
 /** The environment of a correctly configured server. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandbox } from "../src/testing/index.js";
+import { sandbox } from "../src/sandbox/index.js";
 import { LOOK_AHEAD_DAYS } from "../src/tools/whoAmI.js";
 import { readAllPages, useSandbox } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 
 // Served without the contract check: these tests send invalid requests on purpose.
 const box = sandbox();

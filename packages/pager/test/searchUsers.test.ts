@@ -17,7 +17,7 @@ import {
   forgetUserDirectories,
   type PdUser,
 } from "../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 import { useSandbox } from "./harness.js";
 
 const pd = useSandbox();

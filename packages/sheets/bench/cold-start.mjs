@@ -20,7 +20,7 @@ const importMs = median(
 );
 
 const { getSpreadsheet } = await import("../dist/index.js");
-const { sandbox } = await import("../dist/testing/index.js");
+const { sandbox } = await import("../dist/sandbox/index.js");
 const box = sandbox();
 const server = setupServer(...box.handlers);
 server.listen({ onUnhandledRequest: "error" });

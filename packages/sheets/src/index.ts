@@ -71,7 +71,7 @@ export const sheetsToolkit: Toolkit = {
   tools: sheetsTools,
   setup:
     "Set GOOGLE_ACCESS_TOKEN to a Google OAuth access token with the drive.file scope (Sheets.WhoAmI also needs userinfo.profile and userinfo.email), and GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY and TOOLKITS_PUBLIC_URL for the file picker.",
-  sandbox: async () => (await import("./testing/index.js")).sandbox(),
+  sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
   pages: handlePickerRequest,
   pagesPath: PICKER_PATH,
 };

@@ -4,7 +4,7 @@ import { connectTools as connectCore } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { sheetsTools } from "../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
 import { contractProblems, type RecordedRequest } from "./contract.js";
 
 export { SANDBOX_TOKEN };

@@ -5,6 +5,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { handlePickerRequest } from "../src/index.js";
+import { CHROMIUM_ARGS, chromiumExecutable } from "./browser.js";
 import { type CallTool, connectTools, SANDBOX_TOKEN } from "./harness.js";
 
 const CLIENT_ID = "1234567890-abcdefghijklmnop.apps.googleusercontent.com";
@@ -176,23 +177,17 @@ window.google = { picker: { PickerBuilder, DocsView,
 `;
 
 describe("the picker page in headless Chromium", () => {
+  let executablePath: string;
+  // Finding the browser may mean installing one (minutes on a fresh machine), so it has its own limit.
+  beforeAll(async () => {
+    executablePath = await chromiumExecutable();
+  }, 600_000);
+
   it("builds the Picker with the configured ids and token and reports the picked file", {
     timeout: 60_000,
   }, async () => {
     const url = await pickerUrl({ ...configured(), GOOGLE_PICKER_APP_ID: "987654321" });
-    const browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     try {
       const context = await browser.newContext();
       const outside: string[] = [];

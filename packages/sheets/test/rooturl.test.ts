@@ -1,7 +1,7 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sandbox } from "../src/testing/index.js";
+import { sandbox } from "../src/sandbox/index.js";
 import { connectTools, SIGNED_IN } from "./harness.js";
 
 // A fake Google at one root of its own, as GOOGLE_API_ROOT_URL configures: it forwards each

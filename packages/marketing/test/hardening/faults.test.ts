@@ -15,7 +15,7 @@ import {
 import { HttpResponse, http } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ENDPOINTS, MAX_RESULT_BYTES, marketingTools } from "../../src/index.js";
-import { SANDBOX_API_KEY } from "../../src/testing/index.js";
+import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { useSandbox } from "../support/harness.js";
 import { sampleArgs } from "../support/samples.js";
 

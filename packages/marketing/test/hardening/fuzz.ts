@@ -11,7 +11,7 @@ import {
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingTool, marketingTools } from "../../src/index.js";
-import { SANDBOX_API_KEY } from "../../src/testing/index.js";
+import { SANDBOX_API_KEY } from "../../src/sandbox/index.js";
 import { contractProblems } from "../support/contract.js";
 import { useSandbox } from "../support/harness.js";
 import { sampleArgs } from "../support/samples.js";

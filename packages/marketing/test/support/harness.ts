@@ -4,7 +4,7 @@ import { connectTools, type ToolClient } from "@toolkits/core/testing";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { marketingTools } from "../../src/index.js";
-import { SANDBOX_API_KEY, sandbox } from "../../src/testing/index.js";
+import { SANDBOX_API_KEY, sandbox } from "../../src/sandbox/index.js";
 
 /** One upstream request as the sandbox saw it, with its body text. */
 export interface Seen {

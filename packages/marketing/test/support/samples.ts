@@ -1,6 +1,6 @@
 import type { EndpointSpec, ParamSpec } from "../../src/index.js";
 import { VALUE_SETS } from "../../src/index.js";
-import { EXAMPLES } from "../../src/testing/index.js";
+import { EXAMPLES } from "../../src/sandbox/index.js";
 
 const START = 1_700_000_000;
 const DAY = 86_400;

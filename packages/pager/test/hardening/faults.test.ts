@@ -15,7 +15,7 @@ import {
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { pagerToolkit } from "../../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../../src/sandbox/index.js";
 import { SANDBOX_ENV, useSandbox } from "../harness.js";
 
 // Upstream faults injected into the sandbox, seen through the MCP adapter of a host capped like

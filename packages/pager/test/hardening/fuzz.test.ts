@@ -4,7 +4,7 @@ import { argumentsFor, invalidArgumentsFor, type JsonSchema, namesParameter } fr
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { pagerToolkit } from "../../src/index.js";
-import type { PagerAccount } from "../../src/testing/index.js";
+import type { PagerAccount } from "../../src/sandbox/index.js";
 import { contractViolations } from "../contract.js";
 import { useSandbox } from "../harness.js";
 

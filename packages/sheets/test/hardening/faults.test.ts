@@ -14,7 +14,7 @@ import {
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sheetsToolkit } from "../../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../../src/testing/index.js";
+import { SANDBOX_TOKEN, sandbox } from "../../src/sandbox/index.js";
 import { SIGNED_IN, useSandbox } from "../harness.js";
 
 // Upstream faults injected into the sandbox, seen through the MCP adapter of a host capped like

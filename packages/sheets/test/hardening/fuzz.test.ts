@@ -3,8 +3,8 @@ import { argumentsFor, invalidArgumentsFor, type JsonSchema, namesParameter } fr
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sheetsToolkit } from "../../src/index.js";
-import { sandbox } from "../../src/testing/index.js";
-import { seed } from "../../src/testing/state.js";
+import { sandbox } from "../../src/sandbox/index.js";
+import { seed } from "../../src/sandbox/state.js";
 import { contractProblems } from "../contract.js";
 import { SIGNED_IN, useSandbox } from "../harness.js";
 
