@@ -1,26 +1,37 @@
 import type { z } from "zod";
 import { type CallScope, createContext, type Host, needsCredential } from "./context.js";
 import { ToolError, toToolError } from "./errors.js";
-import { capResult, compact } from "./results.js";
+import { capResult, compact, type Truncation } from "./results.js";
 import type { AnyToolDefinition } from "./tool.js";
 
 /** What a call produced: a result object, or the error the caller should see. */
-export type ToolOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: ToolError };
+export type ToolOutcome<R = Record<string, unknown>> =
+  | { ok: true; result: R }
+  | { ok: false; error: ToolError };
+
+/**
+ * A tool's result as `invokeTool` returns it: the type of its output schema (null fields dropped),
+ * with the marker a result cut at the host's size cap carries.
+ */
+export type ToolResult<T extends AnyToolDefinition> = z.output<T["output"]> & {
+  truncated?: true;
+  truncation?: Truncation;
+};
 
 /**
  * Runs one tool for any host: validates the arguments (unknown names included), checks credentials,
  * calls the handler, drops null fields and caps the size at `host.maxResultBytes`.
  * Never throws: every failure comes back as a ToolError with a redacted message.
  */
-export async function invokeTool(
-  tool: AnyToolDefinition,
+export async function invokeTool<T extends AnyToolDefinition>(
+  tool: T,
   args: unknown,
   host: Host,
   scope: CallScope = {},
-): Promise<ToolOutcome> {
+): Promise<ToolOutcome<ToolResult<T>>> {
   const outcome = await run(tool, args, host, scope);
   for (const observer of observers) observer(tool.name, outcome);
-  return outcome;
+  return outcome as ToolOutcome<ToolResult<T>>;
 }
 
 /** Receives every outcome `invokeTool` produces, e.g. a test suite's leak scan. Must not throw. */

@@ -37,7 +37,9 @@ const MAX_STRING_WHEN_CUT = 200;
  * Caps a result's JSON size at `maxBytes`. When it is larger, items are removed from the end of its
  * largest array, then of the next largest while it is still too big, and long strings are
  * shortened last; the result gains `truncated: true` and `truncation: {field, omitted, note}`
- * (fields cut, comma-separated; items omitted in all) so the cut is never silent.
+ * (fields cut, comma-separated; items omitted in all) so the cut is never silent. When the cut
+ * list is a limit/offset page (`offset` and `more` at the top), the page says there is more and
+ * where to continue: `more: true`, `next_offset` just past the last item kept.
  */
 export function capResult<T extends Record<string, unknown>>(
   result: T,
@@ -48,6 +50,7 @@ export function capResult<T extends Record<string, unknown>>(
   const cuts: { path: string; omitted: number; kept: number }[] = [];
   const marked = (value: Record<string, unknown>) => ({
     ...value,
+    ...continuation(value, cuts),
     ...truncationMarker(cuts, maxBytes, hint),
   });
   let current: Record<string, unknown> = result;
@@ -70,6 +73,17 @@ export function capResult<T extends Record<string, unknown>>(
   }
   const out = marked(current) as T & { truncated: true; truncation: Truncation };
   return byteLength(out) <= maxBytes ? out : shortenStrings(out);
+}
+
+/** For a cut limit/offset page: more past the last item kept, and the offset to continue at. */
+function continuation(
+  page: Record<string, unknown>,
+  cuts: readonly { path: string }[],
+): { more: true; next_offset: number } | undefined {
+  const items = cuts[0] && page[cuts[0].path];
+  const { offset } = page;
+  if (!Array.isArray(items) || typeof offset !== "number" || typeof page.more !== "boolean") return undefined;
+  return { more: true, next_offset: offset + items.length };
 }
 
 function truncationMarker(

@@ -34,6 +34,16 @@ describe("capResult", () => {
     });
   });
 
+  it("keeps a cut limit/offset page continuable: more is true and next_offset follows the last item kept", () => {
+    const page = { ...result, ...offsetPage({ limit: 50, offset: 100, more: false, count: 50 }) };
+    expect(page.more).toBe(false);
+    const capped = capResult(page, 2_000);
+    const kept = capped.items.length;
+    expect(kept).toBeLessThan(50);
+    expect(capped).toMatchObject({ more: true, next_offset: 100 + kept, offset: 100, truncated: true });
+    expect(Buffer.byteLength(JSON.stringify(capped))).toBeLessThanOrEqual(2_000);
+  });
+
   it("shortens long strings when there is no array to cut", () => {
     const capped = capResult({ body: "y".repeat(5_000) }, 1_000);
     expect(capped.truncated).toBe(true);

@@ -1,8 +1,17 @@
-import { tool as aiTool, jsonSchema, type Tool } from "ai";
+import type { Tool } from "ai";
 import type { Host } from "../context.js";
 import { invokeTool } from "../invoke.js";
+import { loadPeer } from "../peers.js";
 import type { AnyToolDefinition } from "../tool.js";
 import { functionNames, inputParameters } from "./names.js";
+
+// Loaded here, so a project without `ai` learns which package to install.
+const { tool: aiTool, jsonSchema } = await loadPeer(
+  () => import("ai"),
+  "@toolkits/core/ai-sdk",
+  "ai",
+  "^5 || ^6",
+);
 
 /**
  * Adapts tools to the Vercel AI SDK, versions 5 and 6 (`generateText({ tools })`): a record of

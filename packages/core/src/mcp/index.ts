@@ -1,20 +1,29 @@
-import {
-  type CacheHint,
-  type CallToolResult,
-  type Implementation,
-  McpServer,
-  ResourceNotFoundError,
-  type Tool,
+import type {
+  CacheHint,
+  CallToolResult,
+  Implementation,
+  McpServer as SdkServer,
+  Tool,
 } from "@modelcontextprotocol/server";
 import type { Host } from "../context.js";
 import { invokeTool } from "../invoke.js";
 import { type ToolNameForm, type ToolNames, toolNames } from "../names.js";
+import { loadPeer } from "../peers.js";
 import type { AnyToolDefinition } from "../tool.js";
 import { type CatalogMode, searchCatalog } from "./catalog.js";
 import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 
 export { jsonSchema } from "../json-schema.js";
 export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
+
+// Loaded here, so a project without the MCP SDK learns which package to install.
+const { McpServer, ResourceNotFoundError } = await loadPeer(
+  () => import("@modelcontextprotocol/server"),
+  "@toolkits/core/mcp",
+  "@modelcontextprotocol/server",
+  "^2.4",
+);
+
 export { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 export { createToolSearch, type SearchableTool } from "./search.js";
 
@@ -117,7 +126,7 @@ const LIST_CACHE: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: "public" };
  * resource lists are there because 2026-07-28 clients may ask any server for them. Cheap to
  * create: the HTTP transport makes one per request, without registering a tool.
  */
-export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): McpServer {
+export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): SdkServer {
   return new RegistryServer(registry, info);
 }
 
