@@ -34,7 +34,10 @@ const SKIPS = [
   ],
   [/inspector@[\d.]+\s*(#|$)/, "starts the Inspector's web UI for a person"],
   [/…|<[a-z]+>|\[path/, "has a placeholder to fill in"],
-  [/^npx -y pnpm@[\d.]+ --filter \S+ test$/, "one package's part of the README's test command, which CI runs whole"],
+  [
+    /^npx -y pnpm@[\d.]+ --filter \S+ test$/,
+    "one package's part of the README's test command, which CI runs whole",
+  ],
 ];
 
 /** What is run, and how; a command matching none of these nor SKIPS fails as unclassified. */
