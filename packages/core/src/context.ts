@@ -9,6 +9,7 @@ import {
   tokensFromEnv,
 } from "./secrets.js";
 import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
+import type { UpstreamLimits } from "./upstream.js";
 
 /** A credential the host could not find: an OAuth provider's token (or its stand-in secret), or a secret. */
 export type MissingCredential =
@@ -31,6 +32,12 @@ export interface Host {
   maxResultBytes?: number;
   /** The fetch upstream requests go through (a sandbox's fakes, say); default the global one. */
   fetch?: typeof fetch;
+  /**
+   * The operator's limits on every upstream exchange of every tool: `timeoutMs` per attempt (body
+   * included), `maxBytes` per answer, `maxRedirects` (same-origin, bodiless requests only). Unset
+   * ones take core's `DEFAULT_UPSTREAM_LIMITS` (30 s, 20 MB, 3).
+   */
+  upstream?: Partial<UpstreamLimits>;
 }
 
 /** Host advice for environment-configured credentials. */
@@ -79,7 +86,26 @@ export function createContext(host: Host, auth: AuthRequirement, scope: CallScop
     logger: host.logger,
     fetch: host.fetch ?? ((input, init) => fetch(input, init)),
     maxResultBytes: host.maxResultBytes,
+    upstream: host.upstream,
   };
+}
+
+/**
+ * Runs `run` with a copy of `context` whose signal also aborts once `run` settles. A tool that
+ * sends requests side by side (`Promise.all`) answers at the first failure; without this, the
+ * others would keep running, and paging, after the tool has answered.
+ * @throws whatever `run` throws.
+ */
+export async function runScoped<R>(
+  context: ToolContext,
+  run: (scoped: ToolContext) => Promise<R>,
+): Promise<R> {
+  const settled = new AbortController();
+  try {
+    return await run({ ...context, signal: AbortSignal.any([context.signal, settled.signal]) });
+  } finally {
+    settled.abort();
+  }
 }
 
 /**

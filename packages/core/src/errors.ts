@@ -22,6 +22,9 @@ export interface ToolErrorOptions {
   cause?: unknown;
 }
 
+/** Longest wait `toText` states in seconds, in milliseconds (an hour). */
+const MAX_STATED_WAIT_MS = 3_600_000;
+
 const RETRYABLE_KINDS: ReadonlySet<ErrorKind> = new Set(["rate_limited", "upstream_unavailable", "timeout"]);
 
 /**
@@ -44,14 +47,20 @@ export class ToolError extends Error {
     this.status = options.status;
   }
 
-  /** The error as the model sees it: kind, message and when to retry. */
+  /**
+   * The error as the model sees it: kind, message and when to retry. A wait over an hour (a
+   * `Retry-After` date years ahead, say) reads "Retry later", not an absurd count of seconds.
+   */
   toText(): string {
+    const wait = this.retryAfterMs;
     const retry =
-      this.retryAfterMs !== undefined
-        ? ` Retry after ${Math.max(1, Math.ceil(this.retryAfterMs / 1000))} s.`
-        : this.retryable
+      wait === undefined
+        ? this.retryable
           ? " Retrying later may succeed."
-          : "";
+          : ""
+        : wait > MAX_STATED_WAIT_MS
+          ? " Retry later: the upstream asked for a wait of over an hour."
+          : ` Retry after ${Math.max(1, Math.ceil(wait / 1000))} s.`;
     return `${this.kind}: ${this.message}${retry}`;
   }
 }

@@ -31,7 +31,7 @@ export interface HttpResponse<T = unknown> {
   headers: Headers;
 }
 
-/** Where and how to reach one upstream; retries, time limit, advice and fetch as `UpstreamOptions`. */
+/** Where and how to reach one upstream; retries, limits (time, answer size, redirects), advice and fetch as `UpstreamOptions`. */
 export interface HttpClientOptions extends UpstreamOptions {
   /** Base URL without a trailing slash, e.g. `https://api.pagerduty.com`. */
   baseUrl: string;
@@ -46,7 +46,8 @@ export interface HttpClient {
   /**
    * Sends `request` and parses the JSON answer.
    * @throws ToolError `invalid_input` for a bad path parameter (nothing is sent); otherwise the kind
-   *   of the upstream failure (`not_found`, `rate_limited` with `retryAfterMs`, `timeout`, …).
+   *   of the upstream failure (`not_found`, `rate_limited` with `retryAfterMs`, `timeout`, …), as
+   *   `sendUpstream` throws them (answers cut off, too large, or redirected included).
    */
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
 }

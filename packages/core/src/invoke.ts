@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type CallScope, createContext, type Host, needsCredential } from "./context.js";
+import { type CallScope, createContext, type Host, needsCredential, runScoped } from "./context.js";
 import { ToolError, toToolError } from "./errors.js";
 import { capResult, compact, type Truncation } from "./results.js";
 import type { AnyToolDefinition } from "./tool.js";
@@ -59,7 +59,8 @@ async function run(
     const context = createContext(host, tool.auth, scope);
     // Checked before the handler runs, so a missing credential never costs an upstream call.
     if (needsCredential(tool.auth)) await context.credential();
-    const raw = await tool.handler(input, context);
+    // Nothing a handler started (requests sent side by side, say) outlives its answer.
+    const raw = await runScoped(context, (scoped) => tool.handler(input, scoped));
     const result = compact(raw) as Record<string, unknown>;
     return { ok: true, result: host.maxResultBytes ? capResult(result, host.maxResultBytes) : result };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Logger } from "./logger.js";
 import type { Secret } from "./secrets.js";
+import type { UpstreamLimits } from "./upstream.js";
 
 /**
  * Behaviour hints, always all four (MCP's defaults are the pessimistic opposite).
@@ -68,6 +69,11 @@ export interface ToolContext {
    * results with a precise way to continue (e.g. the next row) stay under it.
    */
   maxResultBytes?: number;
+  /**
+   * The host's limits on upstream exchanges (time per attempt, bytes per answer, redirects), for
+   * the toolkit's client to pass on to core's upstream policy; unset ones take its defaults.
+   */
+  upstream?: Partial<UpstreamLimits>;
 }
 
 /**

@@ -74,6 +74,7 @@ export async function createMarketingClient(context: ToolContext): Promise<Marke
         authorization: () => `Bearer ${key.reveal()}`,
         advise: (failure) => advice(failure, spec, upstream),
         fetch: context.fetch,
+        ...context.upstream,
       });
       const sent = callToUpstream(spec, call);
       const response = await http.request({

@@ -67,8 +67,19 @@ function withPaging(
   }
   const limit = Number(input[paging.limit]);
   const offset = Number(input[paging.offset]);
-  const count = largestArrayLength(result);
-  return { ...result, ...offsetPage({ limit, offset, count, more: count >= limit }) };
+  const page = withinLimit(result, limit);
+  const count = largestArrayLength(page);
+  return { ...page, ...offsetPage({ limit, offset, count, more: count >= limit }) };
+}
+
+/**
+ * An offset page with its item list cut to `limit`: an upstream may send more than asked for, and
+ * the next offset must follow the last item shown. (Token pages stay whole: their cursor points
+ * past everything the upstream sent.)
+ */
+function withinLimit(result: Record<string, unknown>, limit: number): Record<string, unknown> {
+  const [key, items] = Object.entries(result).find(([, value]) => Array.isArray(value) && value.length > limit) ?? [];
+  return key === undefined ? result : { ...result, [key]: (items as unknown[]).slice(0, limit) };
 }
 
 function truncationHint(spec: EndpointSpec, _field: string, kept: number): string {

@@ -163,7 +163,10 @@ export async function pagerAuthorization(context: ToolContext): Promise<string> 
   return credential.kind === "token" ? `Bearer ${value}` : `Token token=${value}`;
 }
 
-/** Builds the client for one tool call, with that call's credential, base URL, fetch and signal. */
+/**
+ * Builds the client for one tool call, with that call's credential, base URL, fetch, signal and
+ * the host's upstream limits.
+ */
 export async function createPagerClient(context: ToolContext): Promise<PagerClient> {
   const baseUrl = pagerBaseUrl(context);
   const authorization = await pagerAuthorization(context);
@@ -173,11 +176,17 @@ export async function createPagerClient(context: ToolContext): Promise<PagerClie
     headers: { accept: "application/vnd.pagerduty+json;version=2", "content-type": "application/json" },
     advise: (failure) => advise(failure, context),
     fetch: context.fetch,
+    ...context.upstream,
   });
   const get = <T>(path: string, id?: string, query?: object): Promise<T> =>
     send<T>(http, context.signal, path, id, query);
-  const page = async <T>(path: string, key: string, query: object, id?: string): Promise<Page<T>> =>
-    toPage<T>(await get<PdList & Record<string, unknown>>(path, id, query), key);
+  // Generic in the query, so each endpoint's own filters pass through with the paging fields.
+  const page = async <T, Q extends PageQuery = PageQuery>(
+    path: string,
+    key: string,
+    query: Q,
+    id?: string,
+  ): Promise<Page<T>> => toPage<T>(await get<PdList & Record<string, unknown>>(path, id, query), key, query);
   const one = async <T>(path: string, key: string, id?: string, query?: object): Promise<T> =>
     field<T>(await get<Record<string, unknown>>(path, id, query), key);
   return {
@@ -243,12 +252,19 @@ function field<T>(body: Record<string, unknown>, key: string): T {
   return record as T;
 }
 
-function toPage<T>(body: PdList & Record<string, unknown>, key: string): Page<T> {
+/**
+ * The page in `body`, as asked for in `query`: never more than `limit` records, even when the
+ * upstream sends more (then `more` says the rest is there, from `offset + limit`).
+ * @throws ToolError `upstream_error` when `body` has no `key` list.
+ */
+function toPage<T>(body: PdList & Record<string, unknown>, key: string, query: PageQuery): Page<T> {
   const items = body[key];
   if (!Array.isArray(items)) {
     throw new ToolError("upstream_error", `PagerDuty answered without the expected "${key}" list.`);
   }
-  const page: Page<T> = { items: items as T[], limit: body.limit, offset: body.offset, more: body.more };
+  const { limit, offset } = query;
+  const more = body.more === true || items.length > limit;
+  const page: Page<T> = { items: items.slice(0, limit) as T[], limit, offset, more };
   if (typeof body.total === "number") page.total = body.total;
   return page;
 }

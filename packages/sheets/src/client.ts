@@ -65,8 +65,8 @@ export interface UserInfo {
 /**
  * Typed access to the Google endpoints the sheets tools call. Every request, the Google client
  * libraries' included, goes through core's upstream policy (`sendUpstream`): the caller's Google
- * access token, the call's abort signal, its time limit and retries (never a repeated spreadsheet
- * creation), and ToolErrors carrying Google's own message and this toolkit's advice.
+ * access token, the call's abort signal, the host's limits (time, answer size, redirects), retries
+ * (never a repeated spreadsheet creation), and ToolErrors carrying Google's own message and this toolkit's advice.
  */
 export interface GoogleClient {
   /** `GET /v4/spreadsheets/{id}` with a metadata-only field mask. @throws ToolError `not_found`/`forbidden` with the picker hint. */
@@ -118,6 +118,7 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
   const rootUrl = context.setting(ROOT_URL_SETTING)?.replace(/\/*$/, "/");
   const authorization = async () => `Bearer ${(await context.credential()).value.reveal()}`;
   const policy = (spreadsheetId?: string): UpstreamOptions => ({
+    ...context.upstream,
     retry: options.retry,
     fetch: context.fetch,
     advise: ({ status, upstream }: FailureInfo) => advise(status, upstream, spreadsheetId),

@@ -22,8 +22,9 @@ export const getTeam = defineTool({
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.teams, SCOPES.users, SCOPES.services, SCOPES.policies),
   async handler({ team_id }, context) {
+    // GET /teams/{id} carries no members or linked resources, so those come from their own lists,
+    // side by side; the first failure answers the call, and invokeTool stops the other lists.
     const client = await createPagerClient(context);
-    // GET /teams/{id} carries no members or linked resources, so those come from their own lists.
     const [team, members, services, policies] = await Promise.all([
       client.team(team_id),
       collectPages((page) => client.teamMembers(team_id, page)),
