@@ -4,8 +4,10 @@ import {
   OAuthError,
   OAuthErrorCode,
   type OAuthTokenVerifier,
+  verifyBearerToken,
 } from "@modelcontextprotocol/server";
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import type { Logger } from "@toolkits/core";
+import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from "jose";
 
 /** How HTTP callers authenticate, from `MCP_HTTP_BEARER_TOKENS` and `MCP_OAUTH_*`. */
 export interface HttpAuthConfig {
@@ -15,12 +17,31 @@ export interface HttpAuthConfig {
   oauth?: { issuer: string; audience: string; jwksUrl: string };
 }
 
-/** Reads the auth configuration; undefined when none is set. */
-export function authConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAuthConfig | undefined {
-  const staticTokens = (env.MCP_HTTP_BEARER_TOKENS ?? "")
-    .split(",")
-    .map((token) => token.trim())
-    .filter(Boolean);
+/** Shortest static token accepted on a non-loopback interface, in characters. */
+const MIN_TOKEN_LENGTH = 32;
+const MAKE_TOKEN = "Make one with `openssl rand -hex 32`.";
+
+/** Where the server listens, which decides whether weak static tokens are refused or only warned about. */
+export interface TokenPolicy {
+  loopback: boolean;
+  warn(message: string): void;
+}
+
+/**
+ * Reads the auth configuration; undefined when none is set. A blank entry in
+ * `MCP_HTTP_BEARER_TOKENS` (what a failed `$(openssl …)` leaves) or a token shorter than 32
+ * characters is refused on a non-loopback interface and warned about on loopback.
+ * @throws Error for an incomplete OAuth configuration, or weak static tokens off loopback.
+ */
+export function authConfigFromEnv(env: NodeJS.ProcessEnv, policy: TokenPolicy): HttpAuthConfig | undefined {
+  const entries = env.MCP_HTTP_BEARER_TOKENS?.split(",").map((token) => token.trim());
+  const staticTokens = entries?.filter(Boolean) ?? [];
+  const weakness = entries && tokenWeakness(entries);
+  if (weakness && !policy.loopback) throw new Error(`${weakness} ${MAKE_TOKEN}`);
+  if (weakness) {
+    const unauthenticated = staticTokens.length ? "" : " The server runs without authentication.";
+    policy.warn(`${weakness}${unauthenticated} ${MAKE_TOKEN}`);
+  }
   const { MCP_OAUTH_ISSUER: issuer, MCP_OAUTH_AUDIENCE: audience, MCP_OAUTH_JWKS_URL: jwksUrl } = env;
   const anyOauth = issuer || audience || jwksUrl;
   if (anyOauth && !(issuer && audience && jwksUrl)) {
@@ -30,40 +51,150 @@ export function authConfigFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAut
   return staticTokens.length || oauth ? { staticTokens, oauth } : undefined;
 }
 
+/** What is wrong with the static token list, never quoting a token; undefined when nothing is. */
+function tokenWeakness(entries: string[]): string | undefined {
+  const blank = entries.filter((token) => !token).length;
+  const short = entries.filter((token) => token && token.length < MIN_TOKEN_LENGTH).length;
+  const problems = [
+    ...(blank ? [`${counted(blank, "blank entry", "blank entries")} (a failed $(…) leaves one)`] : []),
+    ...(short ? [`${counted(short, "token", "tokens")} shorter than ${MIN_TOKEN_LENGTH} characters`] : []),
+  ];
+  return problems.length ? `MCP_HTTP_BEARER_TOKENS has ${problems.join(" and ")}.` : undefined;
+}
+
+const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/**
+ * The answer when a token could not be checked at all, because the issuer's key set (JWKS) is
+ * out of reach: the caller should retry after `retryAfterSeconds`, not sign in again.
+ */
+export class KeySetUnavailable extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super("Access tokens cannot be checked now: the authorization server's key set (JWKS) is unreachable.");
+  }
+}
+
+/** Exactly `Bearer <token>`: the SDK's parser would ignore anything after the token. */
+const BEARER_HEADER = /^Bearer \S+$/i;
+
+/**
+ * Verifies an `Authorization` header through the SDK, refusing first one with anything after the token.
+ * @throws OAuthError for a missing, malformed or rejected token; KeySetUnavailable when it cannot be checked.
+ */
+export async function authenticate(
+  header: string | undefined,
+  verifier: OAuthTokenVerifier,
+  resourceMetadataUrl: string,
+): Promise<AuthInfo> {
+  if (header !== undefined && !BEARER_HEADER.test(header)) {
+    throw new OAuthError(
+      OAuthErrorCode.InvalidToken,
+      "The Authorization header must be exactly 'Bearer <token>', with nothing after the token",
+    );
+  }
+  return verifyBearerToken(header, { verifier, resourceMetadataUrl });
+}
+
 const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
 /** Static tokens never expire on their own; the SDK still wants a time (seconds). */
 const STATIC_EXPIRY_SECONDS = 4_102_444_800;
+/** Clock difference tolerated between the issuer and this server for exp, nbf and iat, in seconds. */
+const CLOCK_SKEW_SECONDS = 30;
 
 /**
  * Verifies bearer tokens: static tokens by constant-time comparison of their SHA-256 digests,
- * then JWTs by signature (JWKS), issuer, audience and expiry.
+ * then JWTs by signature (JWKS), issuer, audience, a required expiry and an issue time not in the
+ * future. Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
  */
-export function tokenVerifier(config: HttpAuthConfig): OAuthTokenVerifier {
+export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthTokenVerifier {
   const known = config.staticTokens.map(digest);
-  const jwks = config.oauth ? createRemoteJWKSet(new URL(config.oauth.jwksUrl)) : undefined;
+  const keys = config.oauth && remoteKeySet(new URL(config.oauth.jwksUrl), logger);
   return {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const presented = digest(token);
       if (known.some((candidate) => timingSafeEqual(candidate, presented))) {
         return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS };
       }
-      if (!jwks || !config.oauth) throw new OAuthError(OAuthErrorCode.InvalidToken, "Unknown bearer token");
-      try {
-        const { payload } = await jwtVerify(token, jwks, {
-          issuer: config.oauth.issuer,
-          audience: config.oauth.audience,
-        });
-        const scope = typeof payload.scope === "string" ? payload.scope : "";
-        return {
-          token,
-          clientId: String(payload.client_id ?? payload.azp ?? payload.sub ?? "unknown"),
-          scopes: scope.split(" ").filter(Boolean),
-          expiresAt: payload.exp ?? 0,
-        };
-      } catch (error) {
-        const reason = error instanceof joseErrors.JOSEError ? error.code : "invalid token";
-        throw new OAuthError(OAuthErrorCode.InvalidToken, `Access token rejected (${reason})`);
+      if (!keys || !config.oauth) throw new OAuthError(OAuthErrorCode.InvalidToken, "Unknown bearer token");
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: config.oauth.issuer,
+        audience: config.oauth.audience,
+        requiredClaims: ["exp"],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+      }).catch((error: unknown) => {
+        throw error instanceof KeySetUnavailable ? error : rejection(error);
+      });
+      if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          "Access token rejected: it was issued in the future (iat); check the issuer's clock",
+        );
       }
+      const scope = typeof payload.scope === "string" ? payload.scope : "";
+      return {
+        token,
+        clientId: String(payload.client_id ?? payload.azp ?? payload.sub ?? "unknown"),
+        scopes: scope.split(" ").filter(Boolean),
+        expiresAt: payload.exp ?? 0,
+      };
     },
+  };
+}
+
+/** The refusal of a token jose found wrong, saying what is wrong with it. */
+function rejection(error: unknown): OAuthError {
+  if (error instanceof joseErrors.JWTClaimValidationFailed && error.reason === "missing") {
+    return new OAuthError(
+      OAuthErrorCode.InvalidToken,
+      `Access token rejected: it has no ${error.claim} claim`,
+    );
+  }
+  if (error instanceof joseErrors.JWTExpired) {
+    return new OAuthError(OAuthErrorCode.InvalidToken, "Access token rejected: it has expired (exp)");
+  }
+  const reason = error instanceof joseErrors.JOSEError ? error.message : "invalid token";
+  return new OAuthError(OAuthErrorCode.InvalidToken, `Access token rejected: ${reason}`);
+}
+
+/** Longest a JWKS fetch may take before the key set counts as unreachable, in milliseconds. */
+const JWKS_TIMEOUT_MS = 3_000;
+/** How long after a failed JWKS fetch tokens are refused at once instead of fetching again, in milliseconds. */
+const JWKS_RETRY_MS = 5_000;
+/**
+ * What jose throws when the key set itself could not be had: its generic error (a status other
+ * than 200, a body that is not JSON), a timeout, a malformed set. Network failures are not jose's.
+ */
+const KEY_SET_FAILURES = new Set(["ERR_JOSE_GENERIC", "ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID"]);
+
+/**
+ * jose's remote key set, with a fetch bounded by `JWKS_TIMEOUT_MS`. When the set cannot be
+ * fetched, tokens that need it get KeySetUnavailable rather than a refusal, and while no fresh
+ * set is cached, later ones get it at once until `JWKS_RETRY_MS` has passed, rather than each
+ * waiting for another fetch to time out. One error is logged per outage.
+ */
+function remoteKeySet(url: URL, logger: Logger): JWTVerifyGetKey {
+  const remote = createRemoteJWKSet(url, { timeoutDuration: JWKS_TIMEOUT_MS });
+  let retryAt = 0;
+  let down = false;
+  const unavailable = () => new KeySetUnavailable(Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)));
+  return async (header, token) => {
+    if (!remote.fresh && Date.now() < retryAt) throw unavailable();
+    try {
+      const key = await remote(header, token);
+      if (down) logger.info("JWKS reachable again", { url: url.href });
+      down = false;
+      return key;
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError && !KEY_SET_FAILURES.has(error.code)) throw error;
+      retryAt = Date.now() + JWKS_RETRY_MS;
+      if (!down) {
+        logger.error("JWKS unreachable: OAuth access tokens are answered 503 until it is back", {
+          url: url.href,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      down = true;
+      throw unavailable();
+    }
   };
 }

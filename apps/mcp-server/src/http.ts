@@ -5,17 +5,22 @@ import {
   type Server as NodeServer,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, Server as NetServer } from "node:net";
 import {
   type AuthInfo,
   bearerAuthChallengeResponse,
   createMcpHandler,
   localhostAllowedHostnames,
-  verifyBearerToken,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
-import { authConfigFromEnv, type HttpAuthConfig, tokenVerifier } from "./http-auth.js";
+import {
+  authConfigFromEnv,
+  authenticate,
+  type HttpAuthConfig,
+  KeySetUnavailable,
+  tokenVerifier,
+} from "./http-auth.js";
 import type { ServerOptions } from "./options.js";
 import { type Pages, pathOf } from "./pages.js";
 import { createServerFor } from "./server.js";
@@ -32,14 +37,28 @@ export interface HttpOptions {
   maxBodyBytes: number;
   /** Longest a request may take before it is answered 504 and its tool call aborted, in milliseconds. */
   requestTimeoutMs: number;
+  /**
+   * Longest a new connection may stay silent, and a request may take from its first byte to its
+   * last header, in milliseconds; then Node answers 408 and closes the connection.
+   */
+  headerTimeoutMs: number;
+  /**
+   * Time for a request's body, in milliseconds: a request not complete `headerTimeoutMs +
+   * bodyTimeoutMs` after its first byte is answered 408 and its connection closed.
+   */
+  bodyTimeoutMs: number;
+  /** Longest a connection may sit idle between requests, in milliseconds (Node adds 1 s). */
+  keepAliveTimeoutMs: number;
+  /** Most connections open at once; one more is closed as soon as it is accepted. */
+  maxConnections: number;
+  /** Longest calls in flight may run after `close()` before they are answered 503, in milliseconds. */
+  shutdownGraceMs: number;
   /** The server's externally visible base URL (behind a proxy); default: the bound address. */
   publicUrl?: string;
   /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
   pages?: Pages;
 }
 
-/** Grace period for in-flight calls on shutdown, in milliseconds. */
-const SHUTDOWN_GRACE_MS = 15_000;
 const MCP_PATH = "/mcp";
 const METADATA_PATH = "/.well-known/oauth-protected-resource/mcp";
 const LOOPBACK_HOSTS = localhostAllowedHostnames();
@@ -52,6 +71,13 @@ export interface ListeningHttp {
   publicUrl: string;
   /** Starts answering requests from `registry`, with the toolkits' `pages` outside authentication. */
   serve(registry: ToolRegistry, pages?: Pages): void;
+  /**
+   * Shuts down politely: stops accepting connections, answers any new request 503 and every answer
+   * from then on with `Connection: close`, and lets calls in flight finish for up to
+   * `shutdownGraceMs`, then answers those still running 503 and aborts them. Resolves once every
+   * connection has closed.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -63,6 +89,7 @@ export interface ListeningHttp {
  * over the registry built at start-up. Every request passes one admission path: Host, Origin, then
  * by path `/healthz` (no authentication), the resource metadata, `/mcp` (bearer token, then body
  * size, type and JSON) or a toolkit page; anything else is answered 404 without reading its body.
+ * Connections are bounded before any request: see `connectionLimits`.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
 export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logger): Promise<ListeningHttp> {
@@ -71,25 +98,64 @@ export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logg
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
-  const server = createServer();
+  const server = createServer(connectionLimits(options));
+  limitConnections(server, options, logger);
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
   const publicUrl = options.publicUrl ?? localUrl(server);
+  const drain = new Drain();
   return {
     server,
     publicUrl,
     serve(registry, pages) {
-      const admit = admission(registry, { ...options, pages, publicUrl }, logger);
+      const admit = admission(registry, { ...options, pages, publicUrl }, drain, logger);
       server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+        drain.track(res);
         admit(req, res).catch((error: unknown) => {
-          logger.error("HTTP request failed", {
-            error: error instanceof Error ? error.message : String(error),
-          });
+          const message = error instanceof Error ? error.message : String(error);
+          // A client gone mid-request (or cut off by a time limit) is nobody's fault here.
+          if (req.socket.destroyed) return logger.debug("HTTP request ended early", { error: message });
+          logger.error("HTTP request failed", { error: message });
           if (!res.headersSent) rpcError(res, 500, "Internal error");
         });
       });
     },
+    close: () => drain.close(server, options.shutdownGraceMs),
   };
+}
+
+/**
+ * Node's own limits, as verified with real sockets (Node 20 and 22): `headersTimeout` answers 408
+ * and closes a new connection that sends nothing that long after it opened, and a request whose
+ * headers are not complete that long after its first byte; `requestTimeout` does the same to one
+ * whose body is not complete that long after its first byte. Both are checked every
+ * `connectionsCheckingInterval` (30 s by default, which made them that much later).
+ * `keepAliveTimeout` closes a connection idle between requests (Node adds 1 s to what it advertises).
+ */
+function connectionLimits(options: Omit<HttpOptions, "pages">) {
+  return {
+    headersTimeout: options.headerTimeoutMs,
+    requestTimeout: options.headerTimeoutMs + options.bodyTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(options.headerTimeoutMs / 4)),
+  };
+}
+
+/**
+ * Caps open connections: Node closes one over `maxConnections` as soon as it is accepted. Warns
+ * once each time the cap is reached, not for every connection refused.
+ */
+function limitConnections(server: NodeServer, options: Omit<HttpOptions, "pages">, logger: Logger): void {
+  server.maxConnections = options.maxConnections;
+  let full = false;
+  server.on("connection", () => {
+    full = false;
+  });
+  server.on("drop", () => {
+    if (!full)
+      logger.warn("refusing connections: --max-connections reached", { max: options.maxConnections });
+    full = true;
+  });
 }
 
 type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -97,17 +163,21 @@ type Admit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 function admission(
   registry: ToolRegistry,
   options: HttpOptions & { publicUrl: string },
+  drain: Drain,
   logger: Logger,
 ): Admit {
   const hosts = [...LOOPBACK_HOSTS, ...options.allowedHosts];
   const origin = originRule(options);
-  const mcp = mcpEndpoint(registry, options, logger);
+  const crossOrigin = new Set(options.allowedOrigins);
+  const mcp = mcpEndpoint(registry, options, drain.graceOver, logger);
   const metadata = JSON.stringify({
     resource: `${options.publicUrl}${MCP_PATH}`,
     authorization_servers: options.auth?.oauth ? [options.auth.oauth.issuer] : [],
     bearer_methods_supported: ["header"],
   });
   return async (req, res) => {
+    if (drain.draining) return rpcError(res, 503, "The server is shutting down.", { connection: "close" });
+    const bodyRead = closeUntilRead(req, res);
     const host = hostname(req.headers.host);
     if (!host || !hosts.includes(host))
       return rpcError(res, 403, `Invalid Host: ${host ?? req.headers.host ?? ""}`);
@@ -119,14 +189,75 @@ function admission(
         `Origin ${browser} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`,
       );
     }
+    if (browser && crossOrigin.has(browser)) allowCrossOrigin(res, browser);
+    if (browser && req.method === "OPTIONS" && req.headers["access-control-request-method"])
+      return preflight(req, res, browser, crossOrigin.has(browser));
     const path = pathOf(req);
-    if (path === MCP_PATH) return mcp(req, res);
+    if (path === MCP_PATH) return mcp(req, res, bodyRead);
     if (path === "/healthz" && req.method === "GET")
       return json(res, 200, { status: "ok", tools: registry.listing.length });
     if (path === METADATA_PATH && options.auth && req.method === "GET") return json(res, 200, metadata);
     if (options.pages?.owns(path)) return options.pages.serve(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };
+}
+
+/**
+ * Until the body has been read, an answer closes the connection: to reuse it, Node would first
+ * read and discard the rest of the body, however large. Returns what keeps it open once read.
+ */
+function closeUntilRead(req: IncomingMessage, res: ServerResponse): () => void {
+  const keepAlive = res.shouldKeepAlive;
+  const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
+  if (hasBody) res.shouldKeepAlive = false;
+  return () => {
+    res.shouldKeepAlive = keepAlive;
+  };
+}
+
+/** The request headers a browser page may send cross-origin: MCP's own and those it needs. */
+const CORS_REQUEST_HEADERS = new Set([
+  "authorization",
+  "content-type",
+  "accept",
+  "last-event-id",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "mcp-session-id",
+]);
+/** The answer headers a cross-origin page needs to read: the OAuth challenge and MCP's own. */
+const CORS_EXPOSED_HEADERS = "WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Version";
+
+/** Lets a page on an origin of MCP_ALLOWED_ORIGINS read the answer, not just send the request. */
+function allowCrossOrigin(res: ServerResponse, origin: string): void {
+  res.setHeader("access-control-allow-origin", origin);
+  res.setHeader("access-control-expose-headers", CORS_EXPOSED_HEADERS);
+  res.setHeader("vary", "Origin");
+}
+
+/**
+ * Answers a CORS preflight: 204 for an origin of MCP_ALLOWED_ORIGINS, allowing the methods `/mcp`
+ * answers and, of the headers asked for, MCP's (`Mcp-Param-*` included); 403 for any other origin,
+ * loopback ones included, which may call but not read answers cross-origin.
+ */
+function preflight(req: IncomingMessage, res: ServerResponse, origin: string, allowed: boolean): void {
+  if (!allowed) {
+    const message = `Origin ${origin} may not call from another origin. Add it to MCP_ALLOWED_ORIGINS to allow it.`;
+    rpcError(res, 403, message);
+    return;
+  }
+  const asked = String(req.headers["access-control-request-headers"] ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase());
+  const headers = asked.filter((name) => CORS_REQUEST_HEADERS.has(name) || name.startsWith("mcp-param-"));
+  res.writeHead(204, {
+    "access-control-allow-methods": "GET, POST, DELETE",
+    "access-control-allow-headers": headers.join(", "),
+    "access-control-max-age": "600",
+    vary: "Origin, Access-Control-Request-Headers",
+  });
+  res.end();
 }
 
 /**
@@ -154,8 +285,9 @@ function originRule(options: HttpOptions & { publicUrl: string }): (origin: stri
 function mcpEndpoint(
   registry: ToolRegistry,
   options: HttpOptions & { publicUrl: string },
+  graceOver: AbortSignal,
   logger: Logger,
-): Admit {
+): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void) => Promise<void> {
   const calls = new CallsInFlight();
   const onerror = (error: Error) => logger.debug("MCP request refused", { error: error.message });
   const handler = createMcpHandler(
@@ -163,14 +295,16 @@ function mcpEndpoint(
       createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
     { onerror, maxRequestBodySize: options.maxBodyBytes },
   );
-  const verifier = options.auth && tokenVerifier(options.auth);
+  const verifier = options.auth && tokenVerifier(options.auth, logger);
   const resourceMetadataUrl = `${options.publicUrl}${METADATA_PATH}`;
-  return async (req, res) => {
+  return async (req, res, bodyRead) => {
     let authInfo: AuthInfo | undefined;
     if (verifier) {
       try {
-        authInfo = await verifyBearerToken(req.headers.authorization, { verifier, resourceMetadataUrl });
+        authInfo = await authenticate(req.headers.authorization, verifier, resourceMetadataUrl);
       } catch (error) {
+        if (error instanceof KeySetUnavailable)
+          return rpcError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
         return sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
       }
     }
@@ -178,11 +312,17 @@ function mcpEndpoint(
     if (req.method === "POST") {
       const read = await readJson(req, options.maxBodyBytes);
       if ("status" in read) return rpcError(res, read.status, read.message);
+      bodyRead();
       body = read.body;
+      const repeated = repeatedRequestId(body);
+      if (repeated !== undefined) {
+        const message = `Two requests in this batch have the id ${JSON.stringify(repeated)}; each needs its own.`;
+        return rpcError(res, 400, message, {}, INVALID_REQUEST);
+      }
       const cancelled = cancelledRequestId(body);
       if (cancelled !== undefined) calls.cancel(callerOf(authInfo), cancelled);
     }
-    const signal = exchangeSignal(res, options.requestTimeoutMs);
+    const signal = exchangeSignal(res, options.requestTimeoutMs, graceOver);
     const call = plainLegacyCall(body, req.headers);
     if (call) {
       const tracked = calls.tracking(registry, callerOf(authInfo), signal);
@@ -196,6 +336,26 @@ function mcpEndpoint(
     }
     await sendResponse(res, await handler.fetch(webRequest(req, signal), { authInfo, parsedBody: body }));
   };
+}
+
+const INVALID_REQUEST = -32600;
+
+/**
+ * The first id two requests of a JSON-RPC batch share, if any: the SDK answers requests by id,
+ * so it would send only one of the two answers.
+ */
+function repeatedRequestId(body: unknown): string | number | undefined {
+  if (!Array.isArray(body)) return undefined;
+  const seen = new Set<string>();
+  for (const message of body) {
+    const { id, method } = (isPlainObject(message) ? message : {}) as { id?: unknown; method?: unknown };
+    if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) continue;
+    // 1 and "1" are different ids.
+    const key = `${typeof id} ${id}`;
+    if (seen.has(key)) return id;
+    seen.add(key);
+  }
+  return undefined;
 }
 
 const noNotify = async () => {};
@@ -235,18 +395,24 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 const SDK_HEADERS = /^(accept|content-type|mcp-.*|last-event-id)$/;
 
 /**
- * Aborts when the client goes away before the answer, or when the request takes longer than
- * `timeoutMs` (then answered 504), so the call and its upstream requests stop.
+ * Aborts when the client goes away before the answer, when the request takes longer than
+ * `timeoutMs` (then answered 504), or when `graceOver` aborts during a shutdown (then answered
+ * 503), so the call and its upstream requests stop.
  */
-function exchangeSignal(res: ServerResponse, timeoutMs: number): AbortSignal {
+function exchangeSignal(res: ServerResponse, timeoutMs: number, graceOver: AbortSignal): AbortSignal {
   const controller = new AbortController();
-  const timer = setTimeout(() => {
-    if (!res.headersSent) rpcError(res, 504, `The request took longer than ${timeoutMs} ms.`);
+  const stop = (status: number, message: string) => {
+    if (!res.headersSent) rpcError(res, status, message);
     else res.destroy();
     controller.abort();
-  }, timeoutMs);
+  };
+  const timer = setTimeout(() => stop(504, `The request took longer than ${timeoutMs} ms.`), timeoutMs);
+  const shutdown = () => stop(503, "The server shut down before the request finished.");
+  if (graceOver.aborted) shutdown();
+  else graceOver.addEventListener("abort", shutdown, { once: true });
   res.once("close", () => {
     clearTimeout(timer);
+    graceOver.removeEventListener("abort", shutdown);
     if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
@@ -347,19 +513,34 @@ function hostname(host: string | undefined): string | undefined {
   }
 }
 
-function rpcError(res: ServerResponse, status: number, message: string): void {
-  json(res, status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+function rpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+): void {
+  json(res, status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers);
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(typeof body === "string" ? body : JSON.stringify(body));
 }
+
+/** Headers about the connection, not the answer: Node writes its own (`Connection: close` included). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding"]);
 
 /** Writes a web-standard response, streaming an event stream as it comes; a finished exchange is left alone. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
   if (res.headersSent || res.destroyed) return void response.body?.cancel().catch(() => {});
-  res.writeHead(response.status, Object.fromEntries(response.headers));
+  const headers = [...response.headers].filter(([name]) => !HOP_BY_HOP.has(name));
+  res.writeHead(response.status, Object.fromEntries(headers));
   if (!response.body) return void res.end();
   if (!response.headers.get("content-type")?.includes("text/event-stream"))
     return void res.end(await response.text());
@@ -377,19 +558,58 @@ export function localUrl(server: NodeServer): string {
 }
 
 /**
+ * Shutdown, shared by every exchange: once `close` is called, new requests are refused and every
+ * answer closes its connection; when the grace ends, `graceOver` aborts what is still running.
+ */
+class Drain {
+  draining = false;
+  private readonly grace = new AbortController();
+  readonly graceOver = this.grace.signal;
+  private readonly answering = new Set<ServerResponse>();
+
+  track(res: ServerResponse): void {
+    this.answering.add(res);
+    res.once("close", () => this.answering.delete(res));
+  }
+
+  close(server: NodeServer, graceMs: number): Promise<void> {
+    this.draining = true;
+    for (const res of this.answering) if (!res.headersSent) res.setHeader("connection", "close");
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.grace.abort();
+        server.closeIdleConnections();
+        // The 503s just written get a moment to reach their clients; a client that does not read
+        // its answer must not hold the exit.
+        setTimeout(() => server.closeAllConnections(), FLUSH_MS).unref();
+      }, graceMs);
+      // http.Server#close would also drop idle keep-alive connections at once, resetting clients
+      // whose next request is already on its way. net.Server#close only stops accepting: an idle
+      // connection then gets its next request answered 503 with Connection: close, or closes at
+      // its keep-alive timeout.
+      NetServer.prototype.close.call(server, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+/** How long answers written when the shutdown grace ends may take to flush, in milliseconds. */
+const FLUSH_MS = 1_000;
+
+/**
  * Binds with authentication from the environment and serves, once given the registry, until
- * SIGTERM or SIGINT; then stops accepting connections, lets in-flight calls finish (up to 15 s)
- * and exits.
+ * SIGTERM or SIGINT; then drains (see `ListeningHttp.close`) and exits with 0.
+ * @throws Error for weak or incomplete authentication settings (see `authConfigFromEnv`).
  */
 export async function listenHttp(options: ServerOptions, logger: Logger): Promise<ListeningHttp> {
-  const listening = await bindHttp({ ...options, auth: authConfigFromEnv() }, logger);
-  const { server } = listening;
-  const shutdown = (signal: string) => {
-    logger.warn("shutting down: finishing in-flight requests", { signal });
-    server.close(() => process.exit(0));
-    // Keep-alive connections go idle only once their call finishes; close each as soon as it does.
-    setInterval(() => server.closeIdleConnections(), 50).unref();
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+  const policy = { loopback: isLoopback(options.host), warn: (message: string) => logger.warn(message) };
+  const listening = await bindHttp({ ...options, auth: authConfigFromEnv(process.env, policy) }, logger);
+  const shutdown = async (signal: string) => {
+    logger.warn("shutting down: finishing in-flight requests", { signal, graceMs: options.shutdownGraceMs });
+    await listening.close();
+    process.exit(0);
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
@@ -398,7 +618,7 @@ export async function listenHttp(options: ServerOptions, logger: Logger): Promis
     serve(registry, pages) {
       listening.serve(registry, pages);
       logger.warn("serving Streamable HTTP", {
-        url: `${localUrl(server)}${MCP_PATH}`,
+        url: `${localUrl(listening.server)}${MCP_PATH}`,
         tools: registry.listing.length,
       });
     },

@@ -37,6 +37,22 @@ export interface ServerOptions {
   maxBodyBytes: number;
   /** Longest an HTTP request may run, in milliseconds. */
   requestTimeoutMs: number;
+  /**
+   * Longest a new HTTP connection may stay silent before its first byte, and a request may then
+   * take to send its complete headers, in milliseconds.
+   */
+  headerTimeoutMs: number;
+  /**
+   * Time for an HTTP request's body, in milliseconds: the whole request must arrive within
+   * `headerTimeoutMs + bodyTimeoutMs` of its first byte.
+   */
+  bodyTimeoutMs: number;
+  /** Longest an HTTP connection may sit idle between requests, in milliseconds. */
+  keepAliveTimeoutMs: number;
+  /** Most HTTP connections open at once; further ones are closed as soon as they are accepted. */
+  maxConnections: number;
+  /** Longest calls in flight may run after SIGTERM or SIGINT before they are aborted, in milliseconds. */
+  shutdownGraceMs: number;
   /** Externally visible base URL of the HTTP server, when behind a proxy. */
   publicUrl?: string;
 }
@@ -70,7 +86,8 @@ Environment:
     MARKETING_API_KEY       Customer.io App API key
     MARKETING_REGION        us (default) or eu; MARKETING_API_URL overrides the API URL
   HTTP authentication (mandatory on any interface but loopback):
-    MCP_HTTP_BEARER_TOKENS  comma-separated static bearer tokens
+    MCP_HTTP_BEARER_TOKENS  comma-separated static bearer tokens, each at least 32
+                            characters (make one with: openssl rand -hex 32)
     MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL
                             accept OAuth access tokens (JWTs) of this issuer and audience
   Sign-in (login, logout): PAGER_OAUTH_CLIENT_ID, PAGER_OAUTH_CLIENT_SECRET,
@@ -206,6 +223,41 @@ function serveOptions(): Option[] {
       integer(100, 3_600_000),
       120_000,
     ),
+    option(
+      "--header-timeout-ms <ms>",
+      "longest a new HTTP connection may stay silent, and a request may take from its first byte to its last header, in milliseconds",
+      "MCP_HEADER_TIMEOUT_MS",
+      integer(100, 600_000),
+      10_000,
+    ),
+    option(
+      "--body-timeout-ms <ms>",
+      "time for an HTTP request body: the whole request must arrive within the header and body timeouts of its first byte, in milliseconds",
+      "MCP_BODY_TIMEOUT_MS",
+      integer(100, 3_600_000),
+      30_000,
+    ),
+    option(
+      "--keep-alive-timeout-ms <ms>",
+      "longest an HTTP connection may sit idle between requests, in milliseconds",
+      "MCP_KEEP_ALIVE_TIMEOUT_MS",
+      integer(100, 600_000),
+      5_000,
+    ),
+    option(
+      "--max-connections <count>",
+      "most HTTP connections open at once (keep it under the file-descriptor limit, ulimit -n)",
+      "MCP_MAX_CONNECTIONS",
+      integer(1, 1_000_000),
+      512,
+    ),
+    option(
+      "--shutdown-grace-ms <ms>",
+      "how long calls in flight may run after SIGTERM before they are aborted, in milliseconds",
+      "MCP_SHUTDOWN_GRACE_MS",
+      integer(0, 3_600_000),
+      15_000,
+    ),
   ];
 }
 
@@ -235,6 +287,11 @@ function serverOptions(command: Command): ServerOptions {
     allowedOrigins: values.allowedOrigins ?? [],
     maxBodyBytes: values.maxBodyBytes,
     requestTimeoutMs: values.requestTimeoutMs,
+    headerTimeoutMs: values.headerTimeoutMs,
+    bodyTimeoutMs: values.bodyTimeoutMs,
+    keepAliveTimeoutMs: values.keepAliveTimeoutMs,
+    maxConnections: values.maxConnections,
+    shutdownGraceMs: values.shutdownGraceMs,
     publicUrl: values.publicUrl,
   };
 }

@@ -6,7 +6,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, runCli, startHttpServer } from "./spawn.js";
 
-const TOKEN = "static-bearer-token-for-tests";
+const TOKEN = "static-bearer-token-for-the-http-tests";
 const ISSUER = "https://issuer.test";
 const AUDIENCE = "toolkits-mcp-test";
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
   server = await startHttpServer(["--sandbox"], {
-    MCP_HTTP_BEARER_TOKENS: `other-token,${TOKEN}`,
+    MCP_HTTP_BEARER_TOKENS: `another-static-bearer-token-for-http-tests,${TOKEN}`,
     MCP_OAUTH_ISSUER: ISSUER,
     MCP_OAUTH_AUDIENCE: AUDIENCE,
     MCP_OAUTH_JWKS_URL: jwksUrl,

@@ -1,7 +1,7 @@
 import { accessTokenVariable, type Logger, redact } from "@toolkits/core";
 import { LOGIN_TIMEOUT_MS, login } from "./login.js";
 import { revoke } from "./oauth.js";
-import { PROVIDERS, type Provider, README_SECTION } from "./providers.js";
+import { PROVIDERS, type Provider } from "./providers.js";
 import { type SignIn, TokenStore, tokenFilePath } from "./store.js";
 import { isStale } from "./tokens.js";
 
