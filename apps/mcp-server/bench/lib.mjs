@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a bare JSON-RPC client for the built server over stdio,
 // statistics, resident memory of a process and tables that print each figure next to its goal.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The built binary. */
@@ -78,6 +78,23 @@ export function residentMb(pid) {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
     return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time process `pid` has used so far in ms, all its threads, from /proc (Linux); undefined
+ * elsewhere. Unlike elapsed time, it hardly moves with what else the machine is running.
+ */
+export function cpuMs(pid) {
+  try {
+    const threads = readdirSync(`/proc/${pid}/task`);
+    // schedstat's first field: nanoseconds spent running.
+    const ns = threads.map((id) =>
+      Number(readFileSync(`/proc/${pid}/task/${id}/schedstat`, "utf8").split(" ")[0]),
+    );
+    return ns.reduce((sum, one) => sum + one, 0) / 1e6;
   } catch {
     return undefined;
   }

@@ -1,25 +1,73 @@
 #!/usr/bin/env node
 // Builds the toolkits-mcp binary (dist/cli.js) and the demo (dist/demo.js) as ESM bundles.
 // One bundle instead of hundreds of modules roughly halves the cold start: Node's module loader,
-// not the code, dominated it. Heavy dependencies that load only on demand (msw for --sandbox, the
-// auth stack, pino, sign-in, Google's clients, ajv) stay external and are imported when first used.
+// not the code, dominated it. Dependencies are bundled too, as installing each one is paid by every
+// first `npx` start; what only some runs need (msw and the fakes for --sandbox, Google's clients,
+// ajv, the sign-in and HTTP auth stacks) is imported where it is used, which leaves it in chunks of
+// its own that load on demand, and pino is required on the first line logged, so its code sits in
+// the main chunk but runs only then.
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { toMcpTool } from "@toolkits/core/mcp";
 import { build } from "esbuild";
 
-const EXTERNAL = [
-  "msw",
-  "msw/*",
-  "pino",
-  "openid-client",
-  "open",
-  "jose",
-  "@googleapis/sheets",
-  "@googleapis/drive",
-  // Loaded by Node itself so its CommonJS default export keeps its meaning.
-  "ajv",
-  "ajv-formats",
-];
+/**
+ * Split into a chunk of its own, a dynamically imported CommonJS module gets only a default export
+ * from esbuild (evanw/esbuild#3245) where Node also gives its named exports: `(await
+ * import("ajv")).Ajv`, say, or gaxios' `HttpsProxyAgent`. Such an import is given an ES module in
+ * between that exports the names Node finds in it.
+ */
+const commonJsNamedExports = {
+  name: "commonjs-named-exports",
+  setup(bundler) {
+    const FACADE = "commonjs-facade";
+    bundler.onResolve({ filter: /.*/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+      if (kind !== "dynamic-import" || pluginData === FACADE) return undefined;
+      const target = await bundler.resolve(path, { kind, importer, resolveDir, pluginData: FACADE });
+      if (target.errors.length || target.external || !(await isCommonJs(target.path))) return undefined;
+      // Relative, as esbuild names files in the bundle's comments: no build machine's paths.
+      return { path: relative(process.cwd(), target.path), namespace: FACADE };
+    });
+    bundler.onLoad({ filter: /.*/, namespace: FACADE }, async (args) => {
+      const path = resolve(args.path);
+      const names = Object.keys(await import(pathToFileURL(path).href)).filter((name) => name !== "default");
+      const contents = [
+        `const cjs = require(${JSON.stringify(path)});`,
+        "export default cjs;",
+        ...names.map((name, index) => `const name${index} = cjs[${JSON.stringify(name)}];`),
+        `export { ${names.map((name, index) => `name${index} as ${JSON.stringify(name)}`).join(", ")} };`,
+      ];
+      return { contents: contents.join("\n"), resolveDir: dirname(path) };
+    });
+  },
+};
+
+/**
+ * zod's messages in its other languages (half of zod's code, all of it on the start-up path, as
+ * `z.locales`) are left out: nothing here switches zod's language, so its messages stay English.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(bundler) {
+    bundler.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, ({ path }) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(path),
+    }));
+  },
+};
+
+/** Whether esbuild reads the module at `path` as CommonJS. */
+async function isCommonJs(path) {
+  const { metafile } = await build({
+    entryPoints: [path],
+    format: "esm",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  return Object.values(metafile.inputs)[0]?.format === "cjs";
+}
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 await build({
@@ -31,12 +79,18 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: EXTERNAL,
+  // `open` runs the xdg-open script it ships, from its own directory, where a Linux machine has
+  // none; a bundle cannot carry it (packing drops its executable bit), so open stays a dependency.
+  external: ["open"],
   sourcemap: true,
+  // The maps still name each original file and line (for --enable-source-maps) but leave out its
+  // text, which would more than double the package.
+  sourcesContent: false,
   // Bundled CommonJS dependencies still call require().
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
   },
+  plugins: [commonJsNamedExports, zodEnglishOnly],
   logLevel: "warning",
 });
 chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createToolRegistry } from "@toolkits/core/mcp";
+import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
 import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
@@ -43,15 +43,17 @@ async function serve(options: ServerOptions): Promise<void> {
   const pages = toolkitPages(toolkits);
   const build = async (pagesUrl: string | undefined) => {
     const hostOptions = { logger, maxResultBytes: options.maxResultBytes, pagesUrl };
-    const host = options.sandbox ? await sandboxHost(toolkits, hostOptions) : environmentHost(hostOptions);
-    if (!options.sandbox) await warnMissingCredentials(toolkits, host);
+    const sandbox = options.sandbox ? sandboxHost(toolkits, hostOptions) : undefined;
+    const host = sandbox?.host ?? environmentHost(hostOptions);
+    if (!sandbox) await warnMissingCredentials(toolkits, host);
     // Built once: every request, over either transport, reads this registry.
-    return createToolRegistry(tools, host, {
+    const registry = createToolRegistry(tools, host, {
       names: options.toolNames,
       catalog: options.catalog,
       prebuilt: prebuiltListing(),
       mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
     });
+    return sandbox ? callingAfter(sandbox.ready, registry) : registry;
   };
   if (options.transport === "stdio") {
     const pagesUrl = pages && (await servePagesOnLoopback(pages));
@@ -61,6 +63,17 @@ async function serve(options: ServerOptions): Promise<void> {
   const { listenHttp } = await import("./http.js");
   const listening = await listenHttp(options, logger);
   listening.serve(await build(listening.publicUrl), pages);
+}
+
+/** The registry with every call waiting for `ready` first. */
+function callingAfter(ready: () => Promise<void>, registry: ToolRegistry): ToolRegistry {
+  return {
+    ...registry,
+    call: async (name, args, extra) => {
+      await ready();
+      return registry.call(name, args, extra);
+    },
+  };
 }
 
 main().catch((error: unknown) => {

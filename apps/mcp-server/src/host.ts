@@ -49,12 +49,49 @@ function signinAdvice(missing: MissingCredential): string {
     : envAdvice(missing);
 }
 
+/** A host whose setup waits for its first use: `ready()` sets it up, once, before a tool runs. */
+export interface DeferredHost {
+  host: Host;
+  ready(): Promise<void>;
+}
+
+/**
+ * The sandbox, set up on the first tool call rather than at start: msw and the fakes' seeded
+ * accounts take longer to load than the rest of the server, and a client lists the tools before it
+ * calls one. Until `ready()` has settled the host must not be used (its settings are synchronous).
+ */
+export function sandboxHost(toolkits: Toolkit[], options: HostOptions): DeferredHost {
+  let fakes: Host | undefined;
+  let setup: Promise<void> | undefined;
+  const built = (): Host => {
+    if (!fakes) throw new Error("The sandbox was used before it was set up.");
+    return fakes;
+  };
+  return {
+    ready: () => {
+      setup ??= fakesHost(toolkits, options).then((host) => {
+        fakes = host;
+      });
+      return setup;
+    },
+    host: {
+      secrets: (name) => built().secrets(name),
+      tokens: (provider, scopes) => built().tokens(provider, scopes),
+      settings: (name) => built().settings(name),
+      howToSupply: (missing) => built().howToSupply(missing),
+      fetch: (input, init) => (built().fetch ?? fetch)(input, init),
+      logger: options.logger,
+      maxResultBytes: options.maxResultBytes,
+    },
+  };
+}
+
 /**
  * A host holding every toolkit's fake credentials and settings, whose fetch answers the fakes'
  * hosts from their handlers. No URL settings, so the default upstream hosts, where the fakes
  * answer, apply.
  */
-export async function sandboxHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
+async function fakesHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
   const sandboxes = await Promise.all(toolkits.map((kit) => kit.sandbox()));
   const merged = (
     pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined,

@@ -1,13 +1,11 @@
-import { createRequire } from "node:module";
 import { type Logger, type LogLevel, redact } from "@toolkits/core";
 import type { Logger as Pino } from "pino";
-
-const require = createRequire(import.meta.url);
 
 /**
  * A JSON-lines logger on stderr (stdout carries only JSON-RPC under stdio). Every line passes
  * through `redact()`, so a secret value that reaches a log field is still never written.
- * pino loads on the first line logged: most runs log nothing at the default level.
+ * pino loads on the first line logged: most runs log nothing at the default level. It is required
+ * rather than imported so that the bundle (scripts/bundle.mjs) carries its code but runs it only then.
  */
 const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
