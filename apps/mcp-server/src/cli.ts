@@ -2,7 +2,7 @@
 import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
-import { environmentHost, sandboxHost, warnMissingCredentials } from "./host.js";
+import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
@@ -42,8 +42,13 @@ async function serve(options: ServerOptions): Promise<void> {
   const { toolkits, tools } = selectTools(options);
   const pages = toolkitPages(toolkits);
   const build = async (pagesUrl: string | undefined) => {
-    const hostOptions = { logger, maxResultBytes: options.maxResultBytes, pagesUrl };
-    const sandbox = options.sandbox ? sandboxHost(toolkits, hostOptions) : undefined;
+    const hostOptions = {
+      logger,
+      maxResultBytes: options.maxResultBytes,
+      upstream: options.upstream,
+      pagesUrl,
+    };
+    const sandbox = options.sandbox ? deferredSandboxHost(toolkits, hostOptions) : undefined;
     const host = sandbox?.host ?? environmentHost(hostOptions);
     if (!sandbox) await warnMissingCredentials(toolkits, host);
     // Built once: every request, over either transport, reads this registry.

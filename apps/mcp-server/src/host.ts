@@ -5,19 +5,20 @@ import {
   type Host,
   type Logger,
   type MissingCredential,
-  type Sandbox,
-  secretsFromMap,
+  sandboxHost,
   type Toolkit,
   tokensFromEnv,
+  type UpstreamLimits,
 } from "@toolkits/core";
 import { SIGNIN_PROVIDERS } from "./options.js";
-import { sandboxFetch } from "./sandbox-fetch.js";
 import { storedTokens } from "./signin/tokens.js";
 
 /** What every host of this server shares. */
 export interface HostOptions {
   logger: Logger;
   maxResultBytes: number;
+  /** Limits on every upstream request (time, bytes, redirects). */
+  upstream?: Partial<UpstreamLimits>;
   /** Where the toolkits' pages are served, given to tools as `TOOLKITS_PUBLIC_URL`. */
   pagesUrl?: string;
 }
@@ -34,6 +35,7 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
   return envHost(env, {
     logger: options.logger,
     maxResultBytes: options.maxResultBytes,
+    upstream: options.upstream,
     settings: withPagesUrl((name) => env[name] || undefined, options.pagesUrl),
     tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
     howToSupply: signinAdvice,
@@ -60,7 +62,7 @@ export interface DeferredHost {
  * accounts take longer to load than the rest of the server, and a client lists the tools before it
  * calls one. Until `ready()` has settled the host must not be used (its settings are synchronous).
  */
-export function sandboxHost(toolkits: Toolkit[], options: HostOptions): DeferredHost {
+export function deferredSandboxHost(toolkits: Toolkit[], options: HostOptions): DeferredHost {
   let fakes: Host | undefined;
   let setup: Promise<void> | undefined;
   const built = (): Host => {
@@ -82,34 +84,19 @@ export function sandboxHost(toolkits: Toolkit[], options: HostOptions): Deferred
       fetch: (input, init) => (built().fetch ?? fetch)(input, init),
       logger: options.logger,
       maxResultBytes: options.maxResultBytes,
+      upstream: options.upstream,
     },
   };
 }
 
-/**
- * A host holding every toolkit's fake credentials and settings, whose fetch answers the fakes'
- * hosts from their handlers. No URL settings, so the default upstream hosts, where the fakes
- * answer, apply.
- */
+/** Every toolkit's fake upstreams and credentials (core's sandbox host), with the pages' URL. */
 async function fakesHost(toolkits: Toolkit[], options: HostOptions): Promise<Host> {
-  const sandboxes = await Promise.all(toolkits.map((kit) => kit.sandbox()));
-  const merged = (
-    pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined,
-  ): Record<string, string> => Object.assign({}, ...sandboxes.map((box) => pick(box) ?? {}));
-  const tokens = merged((box) => box.tokens);
-  const settings = merged((box) => box.settings);
-  return envHost(
-    {},
-    {
-      secrets: secretsFromMap(merged((box) => box.secrets)),
-      tokens: (provider) => tokens[provider],
-      settings: withPagesUrl((name) => settings[name], options.pagesUrl),
-      logger: options.logger,
-      maxResultBytes: options.maxResultBytes,
-      // biome-ignore lint/suspicious/noExplicitAny: core types sandbox handlers loosely so it needs no msw
-      fetch: await sandboxFetch(sandboxes.flatMap((box) => box.handlers as any[])),
-    },
-  );
+  const host = await sandboxHost(toolkits, {
+    logger: options.logger,
+    maxResultBytes: options.maxResultBytes,
+    upstream: options.upstream,
+  });
+  return { ...host, settings: withPagesUrl(host.settings, options.pagesUrl) };
 }
 
 function withPagesUrl(

@@ -1,4 +1,10 @@
-import { type LogLevel, TOOL_NAME_FORMS, type ToolNameForm } from "@toolkits/core";
+import {
+  DEFAULT_UPSTREAM_LIMITS,
+  type LogLevel,
+  TOOL_NAME_FORMS,
+  type ToolNameForm,
+  type UpstreamLimits,
+} from "@toolkits/core";
 import type { CatalogMode } from "@toolkits/core/mcp";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { README_SECTION } from "./signin/providers.js";
@@ -53,6 +59,8 @@ export interface ServerOptions {
   maxConnections: number;
   /** Longest calls in flight may run after SIGTERM or SIGINT before they are aborted, in milliseconds. */
   shutdownGraceMs: number;
+  /** Limits on every upstream request: time per attempt (answer included, ms), bytes per answer, redirects. */
+  upstream: UpstreamLimits;
   /** Externally visible base URL of the HTTP server, when behind a proxy. */
   publicUrl?: string;
 }
@@ -258,6 +266,27 @@ function serveOptions(): Option[] {
       integer(0, 3_600_000),
       15_000,
     ),
+    option(
+      "--upstream-timeout-ms <ms>",
+      "time limit of one upstream request, its answer included, in milliseconds",
+      "MCP_UPSTREAM_TIMEOUT_MS",
+      integer(100, 3_600_000),
+      DEFAULT_UPSTREAM_LIMITS.timeoutMs,
+    ),
+    option(
+      "--upstream-max-bytes <bytes>",
+      "largest upstream answer read; a larger one is an error",
+      "MCP_UPSTREAM_MAX_BYTES",
+      integer(1_000, 1_000_000_000),
+      DEFAULT_UPSTREAM_LIMITS.maxBytes,
+    ),
+    option(
+      "--upstream-max-redirects <count>",
+      "same-origin redirects followed for a request without a body (0: none); others are refused",
+      "MCP_UPSTREAM_MAX_REDIRECTS",
+      integer(0, 10),
+      DEFAULT_UPSTREAM_LIMITS.maxRedirects,
+    ),
   ];
 }
 
@@ -292,6 +321,11 @@ function serverOptions(command: Command): ServerOptions {
     keepAliveTimeoutMs: values.keepAliveTimeoutMs,
     maxConnections: values.maxConnections,
     shutdownGraceMs: values.shutdownGraceMs,
+    upstream: {
+      timeoutMs: values.upstreamTimeoutMs,
+      maxBytes: values.upstreamMaxBytes,
+      maxRedirects: values.upstreamMaxRedirects,
+    },
     publicUrl: values.publicUrl,
   };
 }

@@ -7,6 +7,7 @@ export * from "./logger.js";
 export * from "./names.js";
 export * from "./pagination.js";
 export * from "./results.js";
+export { sandboxFetch, sandboxHost } from "./sandbox.js";
 export * from "./secrets.js";
 export * from "./tool.js";
 export * from "./upstream.js";

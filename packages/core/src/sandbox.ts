@@ -1,4 +1,37 @@
 import type { RequestHandler } from "msw";
+import { envHost, type Host } from "./context.js";
+import { loadPeer } from "./peers.js";
+import { secretsFromMap } from "./secrets.js";
+import type { Sandbox, Toolkit } from "./tool.js";
+
+/**
+ * A host answering from `toolkits`' built-in fake upstreams (their sandboxes), with the fakes'
+ * credentials and settings, so their tools run with no account: for demos, tests and
+ * `toolkits-mcp --sandbox`. No URL settings are set, so each toolkit's default upstream host, where
+ * its fakes answer, applies. `overrides` replace any part (a logger, the result cap, …).
+ * Needs msw 2 (an optional peer of this package).
+ * @throws Error naming msw when it is not installed.
+ */
+export async function sandboxHost(
+  toolkits: readonly Toolkit[],
+  overrides: Partial<Host> = {},
+): Promise<Host> {
+  const sandboxes = await Promise.all(toolkits.map((kit) => kit.sandbox()));
+  const merged = (pick: (box: Sandbox) => Readonly<Record<string, string>> | undefined) =>
+    new Map(sandboxes.flatMap((box) => Object.entries(pick(box) ?? {})));
+  const tokens = merged((box) => box.tokens);
+  const settings = merged((box) => box.settings);
+  return envHost(
+    {},
+    {
+      secrets: secretsFromMap(Object.fromEntries(merged((box) => box.secrets))),
+      tokens: (provider) => tokens.get(provider),
+      settings: (name) => settings.get(name),
+      fetch: await sandboxFetch(sandboxes.flatMap((box) => box.handlers as RequestHandler[])),
+      ...overrides,
+    },
+  );
+}
 
 interface Route {
   handler: RequestHandler;
@@ -10,16 +43,16 @@ interface Route {
 
 /**
  * A fetch that answers requests to the fakes' hosts from their msw handlers and sends any other
- * request (a JWKS, say) to `network`. It replaces msw's process-wide interception in `--sandbox`:
- * every upstream client here goes through fetch, and asking msw only the few handlers a URL can
- * match costs a fraction of asking all of them.
+ * request (a JWKS, say) to `network`, without msw's process-wide interception: every toolkit's
+ * client sends with its host's fetch, and asking msw only the few handlers a URL can match costs
+ * a fraction of asking all of them.
  * @throws TypeError for a request to a faked host that no handler answers (as fetch does offline).
  */
 export async function sandboxFetch(
   handlers: readonly RequestHandler[],
   network: typeof fetch = globalThis.fetch,
 ): Promise<typeof fetch> {
-  const { getResponse } = await import("msw");
+  const { getResponse } = await loadPeer(() => import("msw"), "@toolkits/core (sandboxHost)", "msw", "^2");
   const routes: Route[] = handlers.map((handler) => {
     const { method, path } = (handler.info ?? {}) as { method?: unknown; path?: unknown };
     return {
