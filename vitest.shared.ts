@@ -1,5 +1,12 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+// The leak scan: any secret value in a tool result, log line or process output fails the test.
+const leakScan = fileURLToPath(new URL("./packages/core/test/support/leak-scan.setup.ts", import.meta.url));
+// A package's own additions to it (credentials it watches in every file), run from the package's folder.
+const ownLeakSetup = resolve("test/leaks.setup.ts");
 
 /** The test set-up every package shares (each package's vitest.config.ts re-exports it). */
 export default defineConfig({
@@ -8,8 +15,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@toolkits/source"] } },
   test: {
     include: ["test/**/*.test.ts"],
-    // The leak scan: any secret value in a tool result, log line or process output fails the test.
-    setupFiles: [fileURLToPath(new URL("./packages/core/test/support/leak-scan.setup.ts", import.meta.url))],
+    setupFiles: [leakScan, ...(existsSync(ownLeakSetup) ? [ownLeakSetup] : [])],
     // Generous limits: CI runs every package's suite at once on two cores, and several tests spawn the server.
     testTimeout: 30_000,
     hookTimeout: 30_000,

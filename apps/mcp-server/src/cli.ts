@@ -62,7 +62,10 @@ async function serve(options: ServerOptions): Promise<void> {
   };
   if (options.transport === "stdio") {
     const pagesUrl = pages && (await servePagesOnLoopback(pages));
-    return serveStdio(await build(pagesUrl), logger);
+    return serveStdio(await build(pagesUrl), logger, {
+      maxMessageBytes: options.maxMessageBytes,
+      shutdownGraceMs: options.shutdownGraceMs,
+    });
   }
   // Loaded only for HTTP: the auth stack stays out of a stdio start-up.
   const { listenHttp } = await import("./http.js");

@@ -57,8 +57,10 @@ export interface ServerOptions {
   keepAliveTimeoutMs: number;
   /** Most HTTP connections open at once; further ones are closed as soon as they are accepted. */
   maxConnections: number;
-  /** Longest calls in flight may run after SIGTERM or SIGINT before they are aborted, in milliseconds. */
+  /** Longest calls in flight may run after SIGTERM, SIGINT or (stdio) stdin closing before they are aborted, in milliseconds. */
   shutdownGraceMs: number;
+  /** Largest stdio message (one JSON-RPC line), in bytes; longer ones get a -32600 error. */
+  maxMessageBytes: number;
   /** Limits on every upstream request: time per attempt (answer included, ms), bytes per answer, redirects. */
   upstream: UpstreamLimits;
   /** Externally visible base URL of the HTTP server, when behind a proxy. */
@@ -261,10 +263,17 @@ function serveOptions(): Option[] {
     ),
     option(
       "--shutdown-grace-ms <ms>",
-      "how long calls in flight may run after SIGTERM before they are aborted, in milliseconds",
+      "how long calls in flight may run after SIGTERM, SIGINT or (stdio) stdin closing before they are aborted, in milliseconds",
       "MCP_SHUTDOWN_GRACE_MS",
       integer(0, 3_600_000),
       15_000,
+    ),
+    option(
+      "--max-message-bytes <bytes>",
+      "largest stdio message (one JSON-RPC line); a longer one gets a -32600 error",
+      "MCP_MAX_MESSAGE_BYTES",
+      integer(1_000, 1_000_000_000),
+      10_485_760,
     ),
     option(
       "--upstream-timeout-ms <ms>",
@@ -321,6 +330,7 @@ function serverOptions(command: Command): ServerOptions {
     keepAliveTimeoutMs: values.keepAliveTimeoutMs,
     maxConnections: values.maxConnections,
     shutdownGraceMs: values.shutdownGraceMs,
+    maxMessageBytes: values.maxMessageBytes,
     upstream: {
       timeoutMs: values.upstreamTimeoutMs,
       maxBytes: values.upstreamMaxBytes,

@@ -1,19 +1,23 @@
 /**
  * Drops `null` and `undefined` object fields, recursively, so results carry no API noise.
  * Array entries that are null or undefined are dropped too. Returns a new value.
+ * Keys are data (an upstream may name a field `__proto__` or `toString`), so they are copied as own
+ * properties, never assigned.
  */
 export function compact<T>(value: T): T {
-  if (Array.isArray(value)) {
-    return value.filter((item) => item !== null && item !== undefined).map(compact) as T;
-  }
-  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) {
-      if (field !== null && field !== undefined) out[key] = compact(field);
-    }
-    return out as T;
-  }
-  return value;
+  if (Array.isArray(value)) return value.filter(isPresent).map(compact) as T;
+  if (!isRecord(value)) return value;
+  const kept = Object.entries(value).filter(([, field]) => isPresent(field));
+  return Object.fromEntries(kept.map(([key, field]) => [key, compact(field)])) as T;
+}
+
+const isPresent = (value: unknown): boolean => value !== null && value !== undefined;
+
+/** A plain JSON-like object: its prototype is Object.prototype or null (class instances are left alone). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /** The marker a cut result carries. */
@@ -34,6 +38,18 @@ const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(
 const MAX_STRING_WHEN_CUT = 200;
 
 /**
+ * Where an array sits, as the keys leading to it. Keys are data and may hold dots, so a path is
+ * never a dotted string except in the marker a model reads.
+ */
+type KeyPath = readonly string[];
+
+interface Cut {
+  path: KeyPath;
+  omitted: number;
+  kept: number;
+}
+
+/**
  * Caps a result's JSON size at `maxBytes`. When it is larger, items are removed from the end of its
  * largest array, then of the next largest while it is still too big, and long strings are
  * shortened last; the result gains `truncated: true` and `truncation: {field, omitted, note}`
@@ -47,7 +63,7 @@ export function capResult<T extends Record<string, unknown>>(
   hint: TruncationHint = defaultHint,
 ): T & { truncated?: true; truncation?: Truncation } {
   if (byteLength(result) <= maxBytes) return result;
-  const cuts: { path: string; omitted: number; kept: number }[] = [];
+  const cuts: Cut[] = [];
   const marked = (value: Record<string, unknown>) => ({
     ...value,
     ...continuation(value, cuts),
@@ -55,7 +71,7 @@ export function capResult<T extends Record<string, unknown>>(
   });
   let current: Record<string, unknown> = result;
   while (byteLength(marked(current)) > maxBytes) {
-    const target = largestArray(current, "");
+    const target = largestArray(current, []);
     if (!target || target.items.length === 0) break;
     const { path, items } = target;
     const fits = (kept: number) => {
@@ -78,28 +94,29 @@ export function capResult<T extends Record<string, unknown>>(
 /** For a cut limit/offset page: more past the last item kept, and the offset to continue at. */
 function continuation(
   page: Record<string, unknown>,
-  cuts: readonly { path: string }[],
+  cuts: readonly Cut[],
 ): { more: true; next_offset: number } | undefined {
-  const items = cuts[0] && page[cuts[0].path];
+  const [key, ...deeper] = cuts[0]?.path ?? [];
+  const items = key !== undefined && !deeper.length ? page[key] : undefined;
   const { offset } = page;
   if (!Array.isArray(items) || typeof offset !== "number" || typeof page.more !== "boolean") return undefined;
   return { more: true, next_offset: offset + items.length };
 }
 
 function truncationMarker(
-  cuts: readonly { path: string; omitted: number; kept: number }[],
+  cuts: readonly Cut[],
   maxBytes: number,
   hint: TruncationHint,
 ): { truncated: true; truncation: Truncation } {
   const [first] = cuts;
-  const field = cuts.length ? cuts.map((cut) => cut.path).join(", ") : "strings";
+  const field = cuts.length ? cuts.map((cut) => cut.path.join(".")).join(", ") : "strings";
   const omitted = cuts.reduce((sum, cut) => sum + cut.omitted, 0);
   return {
     truncated: true,
     truncation: {
       field,
       omitted,
-      note: `Result exceeded ${maxBytes} bytes; ${omitted} item(s) of ${field} omitted. ${hint(first?.path ?? field, first?.kept ?? 0)}`,
+      note: `Result exceeded ${maxBytes} bytes; ${omitted} item(s) of ${field} omitted. ${hint(first?.path.join(".") ?? field, first?.kept ?? 0)}`,
     },
   };
 }
@@ -127,12 +144,12 @@ function shortenStrings<T>(value: T): T {
   return value;
 }
 
-function largestArray(value: unknown, path: string): { path: string; items: unknown[] } | undefined {
+function largestArray(value: unknown, path: KeyPath): { path: KeyPath; items: unknown[] } | undefined {
   if (Array.isArray(value)) return { path, items: value };
   if (!value || typeof value !== "object") return undefined;
-  let best: { path: string; items: unknown[]; size: number } | undefined;
+  let best: { path: KeyPath; items: unknown[]; size: number } | undefined;
   for (const [key, field] of Object.entries(value)) {
-    const found = largestArray(field, path ? `${path}.${key}` : key);
+    const found = largestArray(field, [...path, key]);
     if (!found) continue;
     const size = byteLength(found.items);
     if (!best || size > best.size) best = { ...found, size };
@@ -140,10 +157,10 @@ function largestArray(value: unknown, path: string): { path: string; items: unkn
   return best;
 }
 
-function withArray<T extends Record<string, unknown>>(result: T, path: string, items: unknown[]): T {
-  const [head, ...rest] = path.split(".");
+/** A copy of `result` with the array at `path` replaced; a computed key defines an own property, even `__proto__`. */
+function withArray<T extends Record<string, unknown>>(result: T, path: KeyPath, items: unknown[]): T {
+  const [head, ...rest] = path;
   if (head === undefined) return result;
-  const field = result[head];
-  const next = rest.length ? withArray(field as Record<string, unknown>, rest.join("."), items) : items;
+  const next = rest.length ? withArray(result[head] as Record<string, unknown>, rest, items) : items;
   return { ...result, [head]: next };
 }

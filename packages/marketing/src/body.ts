@@ -27,10 +27,17 @@ export async function requestSchema(tool: string): Promise<JsonSchema> {
 }
 
 /**
+ * Deepest nesting of arrays and objects a request body may have. Far beyond any body the API
+ * documents, and shallow enough that every step after parsing (validation, renaming ids,
+ * serialising) stays clear of the call stack's limit.
+ */
+export const MAX_BODY_DEPTH = 100;
+
+/**
  * Parses `request_body` and validates it against the tool's neutral schema.
  * @returns the parsed body, still in neutral names.
- * @throws ToolError `invalid_input` with the parse error, or with every violation and its JSON
- *   pointer; either way nothing has been sent.
+ * @throws ToolError `invalid_input` with the parse error, for nesting deeper than MAX_BODY_DEPTH,
+ *   or with every violation and its JSON pointer; in every case nothing has been sent.
  */
 export async function parseBody(tool: string, text: string): Promise<unknown> {
   let body: unknown;
@@ -42,6 +49,12 @@ export async function parseBody(tool: string, text: string): Promise<unknown> {
       `request_body is not valid JSON (${(error as Error).message}); nothing was sent. Call ${tool} with mode get_request_schema for the body's schema.`,
     );
   }
+  if (nestingDepth(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw new ToolError(
+      "invalid_input",
+      `request_body nests arrays and objects more than ${MAX_BODY_DEPTH} levels deep, the most ${tool} accepts; nothing was sent. Flatten the data.`,
+    );
+  }
   const validate = await validator(tool);
   if (validate(body)) return body;
   const violations = [...new Set((validate.errors ?? []).map(describeError))];
@@ -50,6 +63,20 @@ export async function parseBody(tool: string, text: string): Promise<unknown> {
     `request_body does not match the schema of ${tool}; nothing was sent. Violations: ${violations.join("; ")}. Call with mode get_request_schema for the schema.`,
   );
 }
+
+/**
+ * Levels of arrays and objects in `value` (a scalar has 0), counted level by level without
+ * recursion and no further than `limit + 1`, so any depth is measured safely.
+ */
+function nestingDepth(value: unknown, limit: number): number {
+  let depth = 0;
+  for (let level = [value].filter(isContainer); level.length && depth <= limit; depth++) {
+    level = level.flatMap((container) => Object.values(container)).filter(isContainer);
+  }
+  return depth;
+}
+
+const isContainer = (value: unknown): value is object => typeof value === "object" && value !== null;
 
 async function validator(tool: string): Promise<ValidateFunction> {
   const cached = validators.get(tool);

@@ -1,3 +1,4 @@
+import { ToolError } from "@toolkits/core";
 import type { EndpointSpec } from "./endpoint.js";
 
 /**
@@ -10,16 +11,19 @@ export const ID_NAMES: Readonly<Record<string, string>> = Object.freeze({
   svc_object_id: "cio_object_id",
 });
 
-const NEUTRAL_NAMES: Readonly<Record<string, string>> = Object.freeze(
-  Object.fromEntries(Object.entries(ID_NAMES).map(([neutral, upstream]) => [upstream, neutral])),
+// Lookups go through maps: keys are data, and a plain object would answer `constructor` or
+// `toString` with Object.prototype's members.
+const TO_UPSTREAM: ReadonlyMap<string, string> = new Map(Object.entries(ID_NAMES));
+const TO_NEUTRAL: ReadonlyMap<string, string> = new Map(
+  Object.entries(ID_NAMES).map(([neutral, upstream]) => [upstream, neutral]),
 );
 
 const PERSON_PREFIX = { neutral: "svc_", upstream: "cio_" } as const;
-const NAME_IN_TEXT = new RegExp(`\\b(${Object.keys(NEUTRAL_NAMES).join("|")})\\b`, "g");
+const NAME_IN_TEXT = new RegExp(`\\b(${[...TO_NEUTRAL.keys()].join("|")})\\b`, "g");
 
 /** An id-type value as the upstream spells it: `svc_id` → `cio_id`, `svc_object_id` → `cio_object_id`. */
 export function upstreamIdType(value: string): string {
-  return ID_NAMES[value] ?? value;
+  return TO_UPSTREAM.get(value) ?? value;
 }
 
 /**
@@ -33,31 +37,73 @@ export function upstreamPersonId(value: string): string {
   return value.startsWith(PERSON_PREFIX.upstream) ? value : PERSON_PREFIX.upstream + value;
 }
 
-/** Renames object keys found in `names`, at any depth; values are left alone. Returns a copy. */
-export function renameKeys(value: unknown, names: Readonly<Record<string, string>>): unknown {
-  if (Array.isArray(value)) return value.map((item) => renameKeys(item, names));
+/**
+ * What to do when a rename would give a key a name its object already has (a body holding both
+ * `svc_id` and `cio_id`, an answer holding both `cio_id` and a custom `svc_id`): refuse the request,
+ * or leave that answer's keys as the upstream named them. Either way no value is dropped.
+ */
+type OnClash = "refuse" | "keep";
+
+/**
+ * Renames object keys found in `names`, at any depth; values are left alone. Returns a copy whose
+ * keys are all own properties (even `__proto__`).
+ * @param pointer the JSON pointer of `value`, for messages.
+ * @throws ToolError `invalid_input` on a clash when `onClash` is `refuse`.
+ */
+function renameKeys(
+  value: unknown,
+  names: ReadonlyMap<string, string>,
+  onClash: OnClash,
+  pointer = "",
+): unknown {
+  if (Array.isArray(value))
+    return value.map((item, i) => renameKeys(item, names, onClash, `${pointer}/${i}`));
   if (!isPlainObject(value)) return value;
+  const entries = Object.entries(value);
+  const keys = new Set(entries.map(([key]) => key));
   return Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [names[key] ?? key, renameKeys(field, names)]),
+    entries.map(([key, field]) => [
+      renamedKey(key, names, keys, onClash, pointer),
+      renameKeys(field, names, onClash, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`),
+    ]),
   );
 }
 
-/** A request body with neutral id keys (`svc_id`, `svc_object_id`) in the upstream's names. */
-export const bodyToUpstream = (body: unknown): unknown => renameKeys(body, ID_NAMES);
+function renamedKey(
+  key: string,
+  names: ReadonlyMap<string, string>,
+  siblings: ReadonlySet<string>,
+  onClash: OnClash,
+  pointer: string,
+): string {
+  const name = names.get(key);
+  if (name === undefined || !siblings.has(name)) return name ?? key;
+  if (onClash === "keep") return key;
+  throw new ToolError(
+    "invalid_input",
+    `request_body holds both ${key} and ${name} at ${pointer || "/"}: they name the same upstream field (${name}), so one would be lost. Keep one; nothing was sent.`,
+  );
+}
+
+/**
+ * A request body with neutral id keys (`svc_id`, `svc_object_id`) in the upstream's names.
+ * @throws ToolError `invalid_input` for an object holding both names of one id.
+ */
+export const bodyToUpstream = (body: unknown): unknown => renameKeys(body, TO_UPSTREAM, "refuse");
 
 /** An upstream answer with its id keys (`cio_id`, `cio_object_id`) in neutral names. */
-export const resultToNeutral = (data: unknown): unknown => renameKeys(data, NEUTRAL_NAMES);
+export const resultToNeutral = (data: unknown): unknown => renameKeys(data, TO_NEUTRAL, "keep");
 
 /**
  * A request-body JSON Schema in neutral names: property keys, `required` entries, titles and the
  * id names inside descriptions. Schemas are our own data, so every string may be rewritten.
  */
 export function schemaToNeutral(schema: unknown): unknown {
-  if (typeof schema === "string") return schema.replace(NAME_IN_TEXT, (name) => NEUTRAL_NAMES[name] ?? name);
+  if (typeof schema === "string") return schema.replace(NAME_IN_TEXT, (name) => TO_NEUTRAL.get(name) ?? name);
   if (Array.isArray(schema)) return schema.map(schemaToNeutral);
   if (!isPlainObject(schema)) return schema;
   return Object.fromEntries(
-    Object.entries(schema).map(([key, field]) => [NEUTRAL_NAMES[key] ?? key, schemaToNeutral(field)]),
+    Object.entries(schema).map(([key, field]) => [TO_NEUTRAL.get(key) ?? key, schemaToNeutral(field)]),
   );
 }
 

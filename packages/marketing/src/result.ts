@@ -78,7 +78,8 @@ function withPaging(
  * past everything the upstream sent.)
  */
 function withinLimit(result: Record<string, unknown>, limit: number): Record<string, unknown> {
-  const [key, items] = Object.entries(result).find(([, value]) => Array.isArray(value) && value.length > limit) ?? [];
+  const [key, items] =
+    Object.entries(result).find(([, value]) => Array.isArray(value) && value.length > limit) ?? [];
   return key === undefined ? result : { ...result, [key]: (items as unknown[]).slice(0, limit) };
 }
 

@@ -1,67 +1,78 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { ENDPOINTS } from "../src/index.js";
-import { contractProblems, description } from "./support/contract.js";
-import { call, connect, ok, useSandbox } from "./support/harness.js";
+import { ENDPOINTS, marketingToolkit } from "../src/index.js";
+import { MARKETING, marketingContract } from "./support/kit.js";
 import { sampleArgs } from "./support/samples.js";
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 describe("every tool against the vendored API description", () => {
   it("covers all 115 described operations, one tool each", () => {
-    const described = Object.values(description.paths).flatMap((methods) =>
-      Object.values(methods).map((operation) => operation.operationId),
-    );
     expect(ENDPOINTS).toHaveLength(115);
-    expect(new Set(ENDPOINTS.map((spec) => spec.operationId))).toEqual(new Set(described));
+    expect(new Set(ENDPOINTS.map((spec) => spec.operationId))).toEqual(
+      new Set(marketingContract.operations.map((operation) => operation.id)),
+    );
   });
 
-  it("flags requests the description does not allow", async () => {
-    const seen = (method: string, url: string, body = "", auth = "Bearer k") => ({
-      method,
-      url: new URL(url),
-      headers: new Headers({
-        authorization: auth,
-        accept: "application/json",
-        "content-type": "application/json",
+  it("flags requests the description does not allow", () => {
+    const API = "https://api.customer.io";
+    const problems = (method: string, url: string, body = "", headers: Record<string, string> = {}) =>
+      marketingContract.problems({
+        method,
+        url,
+        headers: {
+          authorization: "Bearer k",
+          accept: "application/json",
+          "content-type": "application/json",
+          ...headers,
+        },
+        body,
+      });
+    expect(problems("GET", `${API}/v1/segments/7/membership?limit=30001&begin=1`)).toEqual([
+      "GET /v1/segments/{segment_id}/membership: limit=30001 is above the maximum 30000",
+      "GET /v1/segments/{segment_id}/membership: query parameter begin is not declared",
+    ]);
+    expect(problems("GET", `${API}/v1/segments/seven`)).toEqual([
+      "GET /v1/segments/{segment_id}: {segment_id}=seven is not an integer",
+    ]);
+    expect(
+      problems("GET", `${API}/v1/campaigns/1/metrics?version=3`, "", {
+        authorization: "",
+        accept: "text/html",
       }),
-      body: Promise.resolve(body),
-    });
-    const problems = async (request: ReturnType<typeof seen>) => (await contractProblems(request)).problems;
-    expect(
-      await problems(seen("GET", "https://api.customer.io/v1/segments/7/membership?limit=30001&begin=1")),
-    ).toEqual(["query limit above 30000: 30001", "query begin is not a parameter of getSegmentMembership"]);
-    expect(await problems(seen("GET", "https://api.customer.io/v1/segments/seven"))).toEqual([
-      "path segment_id is not an integer: seven",
+    ).toEqual([
+      "GET /v1/campaigns/{campaign_id}/metrics: version=3 is not one of 1, 2",
+      "GET /v1/campaigns/{campaign_id}/metrics: header authorization does not match /^Bearer \\S+$/",
+      "GET /v1/campaigns/{campaign_id}/metrics: header accept does not match /application\\/json/",
     ]);
-    expect(
-      await problems(seen("GET", "https://api.customer.io/v1/campaigns/1/metrics?version=3", "", "")),
-    ).toEqual(["query version is not one of 1, 2: 3", "Authorization is not a Bearer token"]);
-    expect(await problems(seen("POST", "https://api.customer.io/v1/segments", '{"segment":{}}'))).toEqual([
-      "body /segment must have required property 'name'",
+    expect(problems("POST", `${API}/v1/segments`, '{"segment":{}}')).toEqual([
+      "POST /v1/segments: body /segment must have required property 'name'",
     ]);
-    expect(await problems(seen("PATCH", "https://api.customer.io/v1/segments"))).toEqual([
-      "no operation for PATCH /v1/segments",
+    expect(problems("PATCH", `${API}/v1/segments`)).toEqual([
+      `PATCH ${API}/v1/segments is not an operation of Journeys App API`,
     ]);
+    expect(problems("GET", "https://api.customer.example/v1/segments")).toEqual([
+      "GET /v1/segments: https://api.customer.example is not a server of Journeys App API",
+    ]);
+    expect(problems("GET", "https://api-eu.customer.io/v1/segments")).toEqual([]);
   });
 
   it.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))(
     "%s sends one request the description allows",
     async (_, spec) => {
-      sandbox.reset();
-      const client = await connect();
+      await box.reset();
       const args = sampleArgs(spec);
-      const result = ok(await call(client, spec.name.slice("MarketingApi.".length), args));
+      const result = okData(await box.call(spec.name, args));
       expect(result).toBeTypeOf("object");
-      expect(sandbox.seen).toHaveLength(1);
-      const request = sandbox.seen[0];
+      expect(box.requests).toHaveLength(1);
+      const request = box.requests[0];
       if (!request) throw new Error("no upstream request recorded");
-      const { operationId, problems } = await contractProblems(request);
-      expect(problems).toEqual([]);
-      expect(operationId).toBe(spec.operationId);
+      expect(marketingContract.problems(request)).toEqual([]);
+      expect(marketingContract.operationOf(request)?.id).toBe(spec.operationId);
       expect(request.method).toBe(spec.method);
-      expect(request.headers.get("authorization")).toBe("Bearer sandbox-marketing-key");
+      expect(request.headers.authorization).toBe("Bearer sandbox-marketing-key");
       for (const param of spec.params.filter((p) => p.in === "query" && args[p.name] !== undefined)) {
-        expect(request.url.searchParams.has(param.upstream ?? "")).toBe(true);
+        expect(box.queries()[0]?.has(param.upstream ?? "")).toBe(true);
       }
     },
   );

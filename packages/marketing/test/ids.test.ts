@@ -1,15 +1,17 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import {
   bodyToUpstream,
+  marketingToolkit,
   resultToNeutral,
   schemaToNeutral,
   upstreamIdType,
   upstreamPersonId,
 } from "../src/index.js";
-import { call, connect, ok, useSandbox } from "./support/harness.js";
+import { MARKETING } from "./support/kit.js";
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 describe("id translation tables", () => {
   it.each([
@@ -115,33 +117,37 @@ describe("id translation through the tools", () => {
       { id_type: "object_id" },
     ],
   ])("%s %o → %s %o", async (tool, args, path, query) => {
-    ok(await call(await connect(), tool, args));
-    const [seen] = sandbox.seen;
-    expect(seen?.url.pathname).toBe(path);
-    expect(Object.fromEntries(seen?.url.searchParams ?? [])).toEqual(query);
+    okData(await box.call(`MarketingApi.${tool}`, args));
+    const seen = new URL(box.requests[0]?.url ?? "");
+    expect(seen.pathname).toBe(path);
+    expect(Object.fromEntries(seen.searchParams)).toEqual(query);
   });
 
   it("sends body identifiers upstream as cio_id", async () => {
     const body = { transactional_message_id: 44, to: "+15550100", identifiers: { svc_id: "a3000001" } };
-    ok(
-      await call(await connect(), "SendTransactionalSms", {
+    okData(
+      await box.call("MarketingApi.SendTransactionalSms", {
         mode: "execute",
         request_body: JSON.stringify(body),
       }),
     );
-    const sent = JSON.parse(await (sandbox.seen[0]?.body ?? Promise.resolve("{}")));
+    const sent = JSON.parse(box.requests[0]?.body ?? "{}");
     expect(sent.identifiers).toEqual({ cio_id: "a3000001" });
   });
 
   it("returns cio_id and cio_object_id keys as svc_ names, other cio_ attributes untouched", async () => {
-    const client = await connect();
-    const person = ok(await call(client, "GetCustomerProfileAttributes", { customer_identifier: "1" }));
+    const person = okData(
+      await box.call("MarketingApi.GetCustomerProfileAttributes", { customer_identifier: "1" }),
+    );
     const attributes = (person.customer as { attributes: Record<string, unknown> }).attributes;
     expect(attributes.svc_id).toBe("03000001");
     expect(attributes).not.toHaveProperty("cio_id");
     expect(attributes).toHaveProperty("cio_subscription_preferences");
-    const object = ok(
-      await call(client, "GetObjectAttributes", { object_type_identifier: 1, object_identifier: "acme" }),
+    const object = okData(
+      await box.call("MarketingApi.GetObjectAttributes", {
+        object_type_identifier: 1,
+        object_identifier: "acme",
+      }),
     );
     expect((object.object as { identifiers: unknown }).identifiers).toMatchObject({
       svc_object_id: "a3000001",
@@ -149,15 +155,21 @@ describe("id translation through the tools", () => {
   });
 
   it("feeds a returned svc_id back unchanged", async () => {
-    sandbox.server.use(
+    box.server.use(
       http.get("https://api.customer.io/v1/customers", () =>
         HttpResponse.json({ results: [{ email: "p@example.com", id: "7", cio_id: "b2000002" }] }),
       ),
     );
-    const client = await connect();
-    const found = ok(await call(client, "GetPeopleByEmail", { search_email_address: "p@example.com" }));
+    const found = okData(
+      await box.call("MarketingApi.GetPeopleByEmail", { search_email_address: "p@example.com" }),
+    );
     const svcId = (found.results as { svc_id: string }[])[0]?.svc_id;
-    ok(await call(client, "GetCustomerSegments", { customer_identifier: svcId, customer_id_type: "svc_id" }));
-    expect(sandbox.seen[1]?.url.pathname).toBe("/v1/customers/cio_b2000002/segments");
+    okData(
+      await box.call("MarketingApi.GetCustomerSegments", {
+        customer_identifier: svcId,
+        customer_id_type: "svc_id",
+      }),
+    );
+    expect(new URL(box.requests[1]?.url ?? "").pathname).toBe("/v1/customers/cio_b2000002/segments");
   });
 });

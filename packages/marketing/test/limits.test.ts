@@ -1,13 +1,15 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { call, connect, ok, text, useSandbox } from "./support/harness.js";
+import { marketingToolkit } from "../src/index.js";
+import { MARKETING } from "./support/kit.js";
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 async function refusal(tool: string, args: Record<string, unknown>): Promise<string> {
-  const result = await call(await connect(), tool, args);
+  const result = await box.call(`MarketingApi.${tool}`, args);
   expect(result.isError).toBe(true);
-  expect(sandbox.seen).toHaveLength(0);
-  return text(result);
+  expect(box.requests).toHaveLength(0);
+  return result.text;
 }
 
 describe("period counts", () => {
@@ -36,16 +38,15 @@ describe("period counts", () => {
     ["weeks", 12],
     ["months", 121],
   ])("accepts the maximum for %s", async (unit, max) => {
-    const client = await connect();
-    ok(
-      await call(client, "GetNewsletterLinkMetrics", {
+    okData(
+      await box.call("MarketingApi.GetNewsletterLinkMetrics", {
         newsletter_identifier: 1,
         time_unit_for_report: unit,
         number_of_periods: max,
       }),
     );
-    expect(sandbox.seen[0]?.url.searchParams.get("steps")).toBe(String(max));
-    expect(sandbox.seen[0]?.url.searchParams.get("period")).toBe(unit);
+    expect(box.queries()[0]?.get("steps")).toBe(String(max));
+    expect(box.queries()[0]?.get("period")).toBe(unit);
   });
 
   it("checks the count against the default unit, days", async () => {
@@ -65,10 +66,9 @@ describe("period counts", () => {
     };
     const message = await refusal("GetCampaignActionMetrics", { ...args, number_of_steps: 121 });
     expect(message).toContain("number_of_steps: Too big: expected number to be <=120");
-    const client = await connect();
-    ok(await call(client, "GetCampaignActionMetrics", { ...args, number_of_steps: 120 }));
-    ok(
-      await call(client, "GetCampaignMetrics", {
+    okData(await box.call("MarketingApi.GetCampaignActionMetrics", { ...args, number_of_steps: 120 }));
+    okData(
+      await box.call("MarketingApi.GetCampaignMetrics", {
         campaign_id: 1,
         metrics_api_version: "1",
         version_1_time_unit: "months",
@@ -98,8 +98,8 @@ describe("period counts", () => {
   });
 
   it("accepts one period where no minimum of 2 is stated", async () => {
-    ok(
-      await call(await connect(), "GetNewsletterLinkMetrics", {
+    okData(
+      await box.call("MarketingApi.GetNewsletterLinkMetrics", {
         newsletter_identifier: 1,
         number_of_periods: 1,
       }),
@@ -109,22 +109,21 @@ describe("period counts", () => {
 
 describe("metrics versions", () => {
   it("sends the v1 period default only for version 1", async () => {
-    const client = await connect();
-    ok(
-      await call(client, "GetCampaignMetrics", {
+    okData(
+      await box.call("MarketingApi.GetCampaignMetrics", {
         campaign_id: 3,
         metrics_api_version: "1",
         number_of_steps: 4,
       }),
     );
-    ok(
-      await call(client, "GetCampaignMetrics", {
+    okData(
+      await box.call("MarketingApi.GetCampaignMetrics", {
         campaign_id: 3,
         metrics_api_version: "2",
         resolution: "daily",
       }),
     );
-    const [v1, v2] = sandbox.seen.map((seen) => Object.fromEntries(seen.url.searchParams));
+    const [v1, v2] = box.queries().map((query) => Object.fromEntries(query));
     expect(v1).toEqual({ version: "1", period: "days", steps: "4" });
     expect(v2).toEqual({ version: "2", res: "daily" });
   });
@@ -152,7 +151,9 @@ describe("metrics versions", () => {
     expect(await refusal("GetCampaignMetrics", { ...base, end_time_unix: start - 1 })).toContain(
       "end_time_unix is before metrics_start_timestamp",
     );
-    ok(await call(await connect(), "GetCampaignMetrics", { ...base, end_time_unix: start + 315_576_000 }));
+    okData(
+      await box.call("MarketingApi.GetCampaignMetrics", { ...base, end_time_unix: start + 315_576_000 }),
+    );
   });
 
   it("requires the version", async () => {
@@ -246,29 +247,30 @@ describe("path values", () => {
       "/v1/customers/a%2Fb%3Fc%23d/segments",
     ],
   ])("%s percent-encodes %o as one path segment", async (tool, args, path) => {
-    await call(await connect(), tool, args);
-    expect(sandbox.seen).toHaveLength(1);
-    expect(sandbox.seen[0]?.url.pathname).toBe(path);
+    await box.call(`MarketingApi.${tool}`, args);
+    expect(box.requests).toHaveLength(1);
+    expect(new URL(box.requests[0]?.url ?? "").pathname).toBe(path);
   });
 
   it("round-trips an address with + and @ through suppress, check and remove", async () => {
-    const client = await connect();
     const email = "a+b@example.com";
-    ok(
-      await call(client, "SuppressEmailAtEsp", {
+    okData(
+      await box.call("MarketingApi.SuppressEmailAtEsp", {
         email_address_to_suppress: email,
         suppression_reason: "spam_reports",
       }),
     );
-    const found = ok(await call(client, "CheckEmailSuppression", { email_to_check_suppression: email }));
+    const found = okData(
+      await box.call("MarketingApi.CheckEmailSuppression", { email_to_check_suppression: email }),
+    );
     expect(found.suppressions).toEqual([expect.objectContaining({ email, category: "spam_reports" })]);
-    ok(
-      await call(client, "RemoveEmailSuppression", {
+    okData(
+      await box.call("MarketingApi.RemoveEmailSuppression", {
         email_address_to_remove: email,
         suppression_reason: "spam_reports",
       }),
     );
-    expect(sandbox.seen.map((seen) => seen.url.pathname)).toEqual([
+    expect(box.requests.map((request) => new URL(request.url).pathname)).toEqual([
       "/v1/esp/suppression/spam_reports/a%2Bb%40example.com",
       "/v1/esp/search_suppression/a%2Bb%40example.com",
       "/v1/esp/suppression/spam_reports/a%2Bb%40example.com",
@@ -276,12 +278,12 @@ describe("path values", () => {
   });
 
   it("sends an empty language tag as the default-language path", async () => {
-    ok(
-      await call(await connect(), "GetTransactionalVariant", {
+    okData(
+      await box.call("MarketingApi.GetTransactionalVariant", {
         transactional_message_id: 5,
         language_tag: "",
       }),
     );
-    expect(sandbox.seen[0]?.url.pathname).toBe("/v1/transactional/5/language/");
+    expect(new URL(box.requests[0]?.url ?? "").pathname).toBe("/v1/transactional/5/language/");
   });
 });

@@ -1,12 +1,13 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { Ajv } from "ajv";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { ENDPOINTS, type EndpointSpec, REGIONS } from "../src/index.js";
+import { ENDPOINTS, type EndpointSpec, marketingToolkit, REGIONS } from "../src/index.js";
 import { EXAMPLES } from "../src/sandbox/index.js";
-import { call, connect, ok, text, useSandbox } from "./support/harness.js";
+import { MARKETING } from "./support/kit.js";
 import { sampleArgs } from "./support/samples.js";
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 const modeTools = ENDPOINTS.filter((spec) => spec.mode);
 const short = (spec: EndpointSpec) => spec.name.slice("MarketingApi.".length);
 const rows = (specs: EndpointSpec[]) => specs.map((spec) => [short(spec), spec] as const);
@@ -15,7 +16,7 @@ const METHOD = { GET: http.get, POST: http.post, PUT: http.put, DELETE: http.del
 /** Answers every request to the tool's endpoint with HTTP 500. */
 function failWith500(spec: EndpointSpec) {
   const path = spec.path.replace(/\{([^}]+)\}/g, ":$1");
-  sandbox.server.use(
+  box.server.use(
     METHOD[spec.method](`${REGIONS.us}${path}`, () =>
       HttpResponse.json({ meta: { error: "internal error" } }, { status: 500 }),
     ),
@@ -30,103 +31,96 @@ describe("two-mode tools", () => {
   it.each(rows(modeTools))(
     "%s: schema mode returns a compilable JSON Schema object and sends nothing",
     async (name) => {
-      const client = await connect();
-      const result = ok(await call(client, name, { mode: "get_request_schema" }));
+      const result = okData(await box.call(`MarketingApi.${name}`, { mode: "get_request_schema" }));
       expect(result.schema).toBeTypeOf("object");
       expect(result.instructions).toMatch(/^Build a body .* mode "execute", request_body/);
       const compile = () =>
         new Ajv({ strict: false, logger: false, validateFormats: false }).compile(result.schema as object);
       expect(compile).not.toThrow();
       expect(JSON.stringify(result.schema)).not.toMatch(/\bcio_(id|object_id)\b/);
-      expect(sandbox.seen).toHaveLength(0);
+      expect(box.requests).toHaveLength(0);
     },
   );
 
   it("serves the send schemas with the neutral svc_id identifier", async () => {
-    const client = await connect();
-    const result = ok(await call(client, "SendTransactionalEmail", { mode: "get_request_schema" }));
+    const result = okData(
+      await box.call("MarketingApi.SendTransactionalEmail", { mode: "get_request_schema" }),
+    );
     const schema = JSON.stringify(result.schema);
     expect(schema).toContain('"required":["svc_id"]');
     expect(schema).toContain("`id`, `email`, or `svc_id`");
   });
 
   it("names the execute-mode parameters in the instructions", async () => {
-    const client = await connect();
-    const result = ok(await call(client, "UpdateCampaignAction", { mode: "get_request_schema" }));
+    const result = okData(
+      await box.call("MarketingApi.UpdateCampaignAction", { mode: "get_request_schema" }),
+    );
     expect(result.instructions).toMatch(/JSON string, and campaign_id, action_id\.$/);
   });
 
   it.each(rows(modeTools))(
     "%s: an invalid body is refused with pointers and nothing is sent",
     async (name, spec) => {
-      const client = await connect();
       const args = { ...sampleArgs(spec), request_body: "42" };
-      const result = await call(client, name, args);
+      const result = await box.call(`MarketingApi.${name}`, args);
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(
+      expect(result.text).toMatch(
         /^invalid_input: request_body does not match the schema of .*nothing was sent\. Violations: \/: must be object/,
       );
-      expect(sandbox.seen).toHaveLength(0);
+      expect(box.requests).toHaveLength(0);
     },
   );
 
   it("lists every violation with its JSON pointer", async () => {
-    const client = await connect();
     const body = { transactional_message_id: 44, identifiers: { id: 7 }, send_at: "tomorrow", to: 5 };
-    const result = await call(client, "SendTransactionalSms", {
+    const result = await box.call("MarketingApi.SendTransactionalSms", {
       mode: "execute",
       request_body: JSON.stringify(body),
     });
     expect(result.isError).toBe(true);
-    const message = text(result);
+    const message = result.text;
     expect(message).toContain("/identifiers/id: must be string");
     expect(message).toContain("/send_at: must be integer");
     expect(message).toContain("/to: must be string");
-    expect(sandbox.seen).toHaveLength(0);
+    expect(box.requests).toHaveLength(0);
   });
 
   it("refuses a body that is not JSON with the parse error and a pointer to schema mode", async () => {
-    const client = await connect();
-    const result = await call(client, "CreateManualSegment", {
+    const result = await box.call("MarketingApi.CreateManualSegment", {
       mode: "execute",
       request_body: "{name: 'x'}",
     });
-    expect(text(result)).toMatch(
+    expect(result.text).toMatch(
       /^invalid_input: request_body is not valid JSON \(.+\); nothing was sent\. Call MarketingApi\.CreateManualSegment with mode get_request_schema/,
     );
-    expect(sandbox.seen).toHaveLength(0);
+    expect(box.requests).toHaveLength(0);
   });
 
   it("lists the missing execute-mode parameters and request_body", async () => {
-    const client = await connect();
-    const result = await call(client, "UpdateNewsletterTestTranslation", {
+    const result = await box.call("MarketingApi.UpdateNewsletterTestTranslation", {
       mode: "execute",
       newsletter_identifier: 3,
     });
-    expect(text(result)).toBe(
+    expect(result.text).toBe(
       "invalid_input: MarketingApi.UpdateNewsletterTestTranslation in execute mode needs ab_test_group_id, newsletter_language_tag, request_body; nothing was sent. Call with mode get_request_schema to see the body's schema.",
     );
-    expect(sandbox.seen).toHaveLength(0);
+    expect(box.requests).toHaveLength(0);
   });
 
   it.each(rows(modeTools))("%s: a valid body is sent exactly once", async (name, spec) => {
-    const client = await connect();
-    ok(await call(client, name, sampleArgs(spec)));
-    expect(sandbox.seen).toHaveLength(1);
-    expect(JSON.parse(await (sandbox.seen[0]?.body ?? Promise.resolve("")))).toEqual(
-      EXAMPLES.requests[spec.name],
-    );
+    okData(await box.call(`MarketingApi.${name}`, sampleArgs(spec)));
+    expect(box.requests).toHaveLength(1);
+    expect(JSON.parse(box.requests[0]?.body ?? "")).toEqual(EXAMPLES.requests[spec.name]);
   });
 
   const unsafe = modeTools.filter((spec) => !spec.hints.idempotent);
   it.each(rows(modeTools))("%s: is sent exactly once when the upstream answers 500", async (name, spec) => {
     failWith500(spec);
-    const client = await connect();
-    const result = await call(client, name, sampleArgs(spec));
+    const result = await box.call(`MarketingApi.${name}`, sampleArgs(spec));
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain("failed with HTTP 500: internal error.");
-    expect(text(result)).toContain("so it was not repeated");
-    expect(sandbox.seen).toHaveLength(1);
+    expect(result.text).toContain("failed with HTTP 500: internal error.");
+    expect(result.text).toContain("so it was not repeated");
+    expect(box.requests).toHaveLength(1);
   });
 
   it("covers the ten sends, triggers, imports, exports and creates among them", () => {
@@ -145,12 +139,11 @@ describe("two-mode tools", () => {
   });
 
   it("ignores execute-mode parameters and request_body in schema mode", async () => {
-    const client = await connect();
-    const result = await call(client, "TriggerBroadcastMessage", {
+    const result = await box.call("MarketingApi.TriggerBroadcastMessage", {
       mode: "get_request_schema",
       request_body: "not json",
     });
-    expect(ok(result).schema).toBeTypeOf("object");
-    expect(sandbox.seen).toHaveLength(0);
+    expect(okData(result).schema).toBeTypeOf("object");
+    expect(box.requests).toHaveLength(0);
   });
 });

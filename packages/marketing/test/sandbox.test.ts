@@ -1,107 +1,115 @@
+import { isWatchedSecret, okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { sandbox as makeSandbox, SEEDED_MEMBERS } from "../src/sandbox/index.js";
-import { call, connect, ok, text, useSandbox } from "./support/harness.js";
+import { marketingToolkit } from "../src/index.js";
+import { sandbox as makeSandbox, SANDBOX_API_KEY, SEEDED_MEMBERS } from "../src/sandbox/index.js";
+import { MARKETING } from "./support/kit.js";
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 const body = (value: unknown) => JSON.stringify(value);
 
 describe("sandbox round trips", () => {
   it("creates, lists, reads, updates, replaces and deletes a collection", async () => {
-    const client = await connect();
-    const created = ok(
-      await call(client, "CreateNewCollection", {
+    const created = okData(
+      await box.call("MarketingApi.CreateNewCollection", {
         mode: "execute",
         request_body: body({ name: "prizes", data: [{ sku: "A1", price: 5 }] }),
       }),
     );
     const id = (created.collection as { id: number }).id;
-    const listed = ok(await call(client, "ListCollections"));
+    const listed = okData(await box.call("MarketingApi.ListCollections"));
     expect((listed.collections as { name: string }[]).map((c) => c.name)).toContain("prizes");
-    ok(
-      await call(client, "UpdateCollectionInfo", {
+    okData(
+      await box.call("MarketingApi.UpdateCollectionInfo", {
         mode: "execute",
         collection_identifier: id,
         request_body: body({ name: "rewards" }),
       }),
     );
-    const details = ok(await call(client, "RetrieveCollectionDetails", { collection_identifier: id }));
+    const details = okData(
+      await box.call("MarketingApi.RetrieveCollectionDetails", { collection_identifier: id }),
+    );
     expect(details.collection).toMatchObject({ id, name: "rewards", rows: 1, schema: ["price", "sku"] });
     const contents = { items: [{ sku: "B2", price: 7 }] };
-    ok(
-      await call(client, "ReplaceCollectionContents", {
+    okData(
+      await box.call("MarketingApi.ReplaceCollectionContents", {
         mode: "execute",
         collection_identifier: id,
         request_body: body(contents),
       }),
     );
-    expect(ok(await call(client, "RetrieveCollectionContents", { collection_identifier: id }))).toEqual(
-      contents,
-    );
-    expect(ok(await call(client, "DeleteCollection", { collection_id: id }))).toEqual({ ok: true });
-    const gone = await call(client, "RetrieveCollectionDetails", { collection_identifier: id });
-    expect(text(gone)).toMatch(
+    expect(
+      okData(await box.call("MarketingApi.RetrieveCollectionContents", { collection_identifier: id })),
+    ).toEqual(contents);
+    expect(okData(await box.call("MarketingApi.DeleteCollection", { collection_id: id }))).toEqual({
+      ok: true,
+    });
+    const gone = await box.call("MarketingApi.RetrieveCollectionDetails", { collection_identifier: id });
+    expect(gone.text).toMatch(
       /^not_found: GET \/v1\/collections\/\{collection_id\} failed with HTTP 404: collection \d+ not found\. Check the ids; MarketingApi\.ListCollections lists valid ones\./,
     );
   });
 
   it("creates, overwrites and deletes snippets, and refuses to delete one in use", async () => {
-    const client = await connect();
-    ok(
-      await call(client, "UpdateOrCreateSnippet", {
+    okData(
+      await box.call("MarketingApi.UpdateOrCreateSnippet", {
         mode: "execute",
         request_body: body({ name: "sig", value: "Bye" }),
       }),
     );
-    ok(
-      await call(client, "UpdateOrCreateSnippet", {
+    okData(
+      await box.call("MarketingApi.UpdateOrCreateSnippet", {
         mode: "execute",
         request_body: body({ name: "sig", value: "Cheers" }),
       }),
     );
-    const listed = ok(await call(client, "ListSnippetsWorkspace"));
+    const listed = okData(await box.call("MarketingApi.ListSnippetsWorkspace"));
     expect(listed.snippets).toContainEqual(expect.objectContaining({ name: "sig", value: "Cheers" }));
-    expect(ok(await call(client, "RemoveUnusedSnippet", { snippet_name: "sig" }))).toEqual({ ok: true });
-    expect(text(await call(client, "RemoveUnusedSnippet", { snippet_name: "sig" }))).toMatch(
+    expect(okData(await box.call("MarketingApi.RemoveUnusedSnippet", { snippet_name: "sig" }))).toEqual({
+      ok: true,
+    });
+    expect((await box.call("MarketingApi.RemoveUnusedSnippet", { snippet_name: "sig" })).text).toMatch(
       /^not_found: .*snippet sig not found/,
     );
-    const inUse = await call(client, "RemoveUnusedSnippet", { snippet_name: "footer" });
-    expect(text(inUse)).toContain(
+    const inUse = await box.call("MarketingApi.RemoveUnusedSnippet", { snippet_name: "footer" });
+    expect(inUse.text).toContain(
       "invalid_input: DELETE /v1/snippets/{snippet_name} failed with HTTP 400: unable to delete snippet in use.",
     );
   });
 
   it("creates, counts and deletes a manual segment", async () => {
-    const client = await connect();
-    const created = ok(
-      await call(client, "CreateManualSegment", {
+    const created = okData(
+      await box.call("MarketingApi.CreateManualSegment", {
         mode: "execute",
         request_body: body({ segment: { name: "VIPs", description: "Top buyers" } }),
       }),
     );
     const id = (created.segment as { id: number }).id;
-    expect(ok(await call(client, "GetSegmentInfo", { segment_identifier: id })).segment).toMatchObject({
+    expect(
+      okData(await box.call("MarketingApi.GetSegmentInfo", { segment_identifier: id })).segment,
+    ).toMatchObject({
       name: "VIPs",
       type: "manual",
     });
-    expect(ok(await call(client, "GetSegmentCustomerCount", { segment_id: id }))).toEqual({ count: 0 });
-    const all = ok(await call(client, "GetAllSegments"));
+    expect(okData(await box.call("MarketingApi.GetSegmentCustomerCount", { segment_id: id }))).toEqual({
+      count: 0,
+    });
+    const all = okData(await box.call("MarketingApi.GetAllSegments"));
     expect((all.segments as { id: number }[]).map((s) => s.id)).toContain(id);
-    ok(await call(client, "DeleteManualSegment", { segment_identifier: id }));
-    expect(text(await call(client, "FindSegmentDependencies", { segment_identifier: id }))).toContain(
-      "MarketingApi.GetAllSegments lists valid ones",
-    );
+    okData(await box.call("MarketingApi.DeleteManualSegment", { segment_identifier: id }));
+    expect(
+      (await box.call("MarketingApi.FindSegmentDependencies", { segment_identifier: id })).text,
+    ).toContain("MarketingApi.GetAllSegments lists valid ones");
   });
 
   it("pages through segment members to the end, with no token on the last page", async () => {
-    const client = await connect();
     const ids: string[] = [];
     let token: string | undefined;
     let pages = 0;
     do {
       const args: Record<string, unknown> = { segment_identifier: 7, maximum_results_per_page: 10 };
       if (token) args.pagination_token = token;
-      const page = ok(await call(client, "GetSegmentMembers", args));
+      const page = okData(await box.call("MarketingApi.GetSegmentMembers", args));
       ids.push(...(page.ids as string[]));
       expect(page).not.toHaveProperty("next");
       token = page.next_page_token as string | undefined;
@@ -111,12 +119,12 @@ describe("sandbox round trips", () => {
     } while (token);
     expect(pages).toBe(3);
     expect(ids).toEqual(Array.from({ length: SEEDED_MEMBERS }, (_, i) => String(i + 1)));
-    expect(sandbox.seen.map((seen) => seen.url.searchParams.has("start"))).toEqual([false, true, true]);
+    expect(box.queries().map((query) => query.has("start"))).toEqual([false, true, true]);
   });
 
   it("returns member identifiers with svc_id", async () => {
-    const page = ok(
-      await call(await connect(), "GetSegmentMembers", {
+    const page = okData(
+      await box.call("MarketingApi.GetSegmentMembers", {
         segment_identifier: 7,
         maximum_results_per_page: 1,
       }),
@@ -125,24 +133,23 @@ describe("sandbox round trips", () => {
   });
 
   it("suppresses, lists by offset and unsuppresses addresses", async () => {
-    const client = await connect();
     for (const n of [1, 2, 3]) {
-      ok(
-        await call(client, "SuppressEmailAtEsp", {
+      okData(
+        await box.call("MarketingApi.SuppressEmailAtEsp", {
           email_address_to_suppress: `s${n}@example.com`,
           suppression_reason: "spam_reports",
         }),
       );
     }
-    const first = ok(
-      await call(client, "FindSuppressedEmailAddresses", {
+    const first = okData(
+      await box.call("MarketingApi.FindSuppressedEmailAddresses", {
         suppression_reason: "spam_reports",
         max_results_per_page: 2,
       }),
     );
     expect(first).toMatchObject({ more: true, next_offset: 2, limit: 2, offset: 0 });
-    const second = ok(
-      await call(client, "FindSuppressedEmailAddresses", {
+    const second = okData(
+      await box.call("MarketingApi.FindSuppressedEmailAddresses", {
         suppression_reason: "spam_reports",
         max_results_per_page: 2,
         skip_records: 2,
@@ -151,27 +158,26 @@ describe("sandbox round trips", () => {
     expect(second).toMatchObject({ more: false, offset: 2 });
     expect(second).not.toHaveProperty("next_offset");
     expect((second.suppressions as { email: string }[]).map((s) => s.email)).toEqual(["s3@example.com"]);
-    ok(
-      await call(client, "RemoveEmailSuppression", {
+    okData(
+      await box.call("MarketingApi.RemoveEmailSuppression", {
         email_address_to_remove: "s3@example.com",
         suppression_reason: "spam_reports",
       }),
     );
-    const missing = await call(client, "RemoveEmailSuppression", {
+    const missing = await box.call("MarketingApi.RemoveEmailSuppression", {
       email_address_to_remove: "s3@example.com",
       suppression_reason: "spam_reports",
     });
-    expect(text(missing)).toMatch(/^not_found: /);
+    expect(missing.text).toMatch(/^not_found: /);
   });
 
   it("starts every sandbox() with fresh state", async () => {
-    const client = await connect();
-    ok(await call(client, "DeleteCollection", { collection_id: 1 }));
-    expect((await call(client, "RetrieveCollectionDetails", { collection_identifier: 1 })).isError).toBe(
-      true,
-    );
-    sandbox.reset();
-    ok(await call(client, "RetrieveCollectionDetails", { collection_identifier: 1 }));
+    okData(await box.call("MarketingApi.DeleteCollection", { collection_id: 1 }));
+    expect(
+      (await box.call("MarketingApi.RetrieveCollectionDetails", { collection_identifier: 1 })).isError,
+    ).toBe(true);
+    await box.reset();
+    okData(await box.call("MarketingApi.RetrieveCollectionDetails", { collection_identifier: 1 }));
   });
 
   it("offers handlers for all 115 endpoints and its key", () => {
@@ -181,14 +187,21 @@ describe("sandbox round trips", () => {
   });
 
   it("answers 401 to any other key, and the message names the region", async () => {
-    const client = await connect({ MARKETING_API_KEY: "wrong-key-123456" });
-    const result = await call(client, "GetAllSegments");
+    const result = await box.call(
+      "MarketingApi.GetAllSegments",
+      {},
+      { MARKETING_API_KEY: "wrong-key-123456" },
+    );
     expect(result.isError).toBe(true);
-    const message = text(result);
+    const message = result.text;
     expect(message).toMatch(
       /^unauthenticated: GET \/v1\/segments failed with HTTP 401: Unauthorized request: check your App API key\./,
     );
     expect(message).toContain("US region (MARKETING_REGION=us; the other is eu)");
     expect(message).not.toContain("wrong-key-123456");
   });
+});
+
+it("runs under the suite's leak scan, which watches the sandbox's key", () => {
+  expect(isWatchedSecret(SANDBOX_API_KEY)).toBe(true);
 });

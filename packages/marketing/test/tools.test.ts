@@ -1,7 +1,10 @@
 import { toMcpTool } from "@toolkits/core/mcp";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, marketingTool, marketingToolkit, marketingTools } from "../src/index.js";
-import { connect } from "./support/harness.js";
+import { MARKETING } from "./support/kit.js";
+
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 /** This package's share of the 100,000-byte catalogue every session reads. */
 const CATALOGUE_SHARE = 78_000;
@@ -26,7 +29,7 @@ const TOOLSETS = [
 
 describe("the tool catalogue", () => {
   it("lists 115 tools over MCP with titles, all four annotations and flat input schemas", async () => {
-    const { tools } = await (await connect()).listTools();
+    const { tools } = await (await box.connect()).client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(ENDPOINTS.map((spec) => spec.name));
     for (const tool of tools) {
       expect(tool.name).toMatch(/^MarketingApi\.[A-Z][A-Za-z]+$/);

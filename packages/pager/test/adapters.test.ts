@@ -1,23 +1,20 @@
 import { envHost } from "@toolkits/core";
 import { toAiSdkTools } from "@toolkits/core/ai-sdk";
 import { toFunctionTools } from "@toolkits/core/openai";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pagerToolkit } from "../src/index.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
+import { PAGER } from "./kit.js";
 
-const box = sandbox();
-const server = setupServer(...box.handlers);
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterAll(() => server.close());
-
-const host = envHost({ PAGER_ACCESS_TOKEN: SANDBOX_TOKEN });
-const incident = box.account.incidents[0];
+// The same sandbox and contract as over MCP, through the other adapters' own hosts.
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 
 describe("the pager tools outside MCP", () => {
   it("run as OpenAI-style function tools, named without dots", async () => {
+    const host = envHost(pd.env);
+    const incident = pd.sandbox.account.incidents[0];
     const set = toFunctionTools(pagerToolkit.tools, host);
     const names = set.tools.map((tool) => tool.function.name);
     expect(names).toContain("Pager_GetIncident");
@@ -62,7 +59,7 @@ describe("the pager tools outside MCP", () => {
     });
     const result = await generateText({
       model,
-      tools: toAiSdkTools(pagerToolkit.tools, host),
+      tools: toAiSdkTools(pagerToolkit.tools, envHost(pd.env)),
       prompt: "Which incidents are triggered?",
       stopWhen: stepCountIs(3),
     });

@@ -1,9 +1,10 @@
 import { toMcpTool } from "@toolkits/core/mcp";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
 import { pagerToolkit } from "../src/index.js";
-import { useSandbox } from "./harness.js";
+import { PAGER } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 
 /** This toolkit's share of the 100,000-byte catalogue every session shows a model. */
 const CATALOGUE_SHARE_BYTES = 9_000;
@@ -114,7 +115,7 @@ describe("the Pager catalogue", () => {
 describe("results", () => {
   it("list 10 incidents in at most a quarter of the bytes of PagerDuty's own page", async () => {
     const result = await pd.call("Pager.ListIncidents", { limit: 10 });
-    const [request] = pd.sent;
+    const [request] = pd.requests;
     const raw = await (await fetch(request?.url ?? "", { headers: request?.headers })).text();
     expect(JSON.parse(raw).incidents).toHaveLength(10);
     const ours = Buffer.byteLength(JSON.stringify(result.data));

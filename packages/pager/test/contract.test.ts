@@ -1,37 +1,45 @@
 import { createContext, envHost } from "@toolkits/core";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RecordedRequest, useToolkitSandbox } from "@toolkits/core/testing";
+import { describe, expect, it } from "vitest";
 import { createPagerClient, type IncidentQuery } from "../src/client.js";
+import { pagerToolkit } from "../src/index.js";
 import { pagerAuth, SCOPES } from "../src/params.js";
-import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
-import { contractViolations, type SentRequest } from "./contract.js";
+import { PAGER, pagerContract } from "./kit.js";
 
 const API = "https://api.pagerduty.com";
-const HEADERS = { accept: "application/vnd.pagerduty+json;version=2", "content-type": "application/json" };
-const get = (pathAndQuery: string, headers: Record<string, string> = HEADERS): SentRequest => ({
+const HEADERS = {
+  accept: "application/vnd.pagerduty+json;version=2",
+  "content-type": "application/json",
+  authorization: "Bearer token",
+};
+const get = (pathAndQuery: string, headers: Record<string, string> = HEADERS): RecordedRequest => ({
   method: "GET",
   url: `${API}${pathAndQuery}`,
   headers,
+  body: "",
 });
+const problems = (request: RecordedRequest) => pagerContract.problems(request);
 
 describe("the contract check against PagerDuty's OpenAPI description", () => {
   it("accepts requests as the tools send them", () => {
     expect(
-      contractViolations(
+      problems(
         get(
           "/incidents?limit=10&offset=0&statuses%5B%5D=triggered&team_ids%5B%5D=PT1&sort_by=created_at%3Adesc",
         ),
       ),
     ).toEqual([]);
-    expect(contractViolations(get("/teams/PT1/members?limit=100&offset=0&include%5B%5D=users"))).toEqual([]);
-    expect(contractViolations(get("/oncalls?since=2024-05-01T00%3A00%3A00.000Z&earliest=true"))).toEqual([]);
+    expect(problems(get("/teams/PT1/members?limit=100&offset=0&include%5B%5D=users"))).toEqual([]);
+    expect(problems(get("/oncalls?since=2024-05-01T00%3A00%3A00.000Z&earliest=true"))).toEqual([]);
+    expect(problems(get("/teams", { ...HEADERS, authorization: "Token token=classic" }))).toEqual([]);
+    expect(problems({ ...get("/teams"), url: "https://api.eu.pagerduty.com/teams" })).toEqual([]);
   });
 
   it.each([
-    ["/incidents?team_id%5B%5D=PT1", "GET /incidents declares no query parameter team_id[]"],
-    ["/log_entries?teams_ids%5B%5D=PT1", "GET /log_entries declares no query parameter teams_ids[]"],
-    ["/oncalls?team_ids%5B%5D=PT1", "GET /oncalls declares no query parameter team_ids[]"],
-    ["/incidents?status=triggered", "GET /incidents declares no query parameter status"],
+    ["/incidents?team_id%5B%5D=PT1", "GET /incidents: query parameter team_id[] is not declared"],
+    ["/log_entries?teams_ids%5B%5D=PT1", "GET /log_entries: query parameter teams_ids[] is not declared"],
+    ["/oncalls?team_ids%5B%5D=PT1", "GET /oncalls: query parameter team_ids[] is not declared"],
+    ["/incidents?status=triggered", "GET /incidents: query parameter status is not declared"],
     [
       "/incidents?statuses%5B%5D=open",
       "GET /incidents: statuses[]=open is not one of triggered, acknowledged, resolved",
@@ -40,35 +48,32 @@ describe("the contract check against PagerDuty's OpenAPI description", () => {
     ["/users?limit=ten", "GET /users: limit=ten is not an integer"],
     ["/log_entries?is_overview=yes", "GET /log_entries: is_overview=yes is not a boolean"],
     ["/oncalls?since=tomorrow", "GET /oncalls: since=tomorrow is not a date-time"],
-    ["/incident/PQ1", "GET /incident/PQ1 is not an operation of PagerDuty's API"],
+    ["/incident/PQ1", `GET ${API}/incident/PQ1 is not an operation of PagerDuty API`],
   ])("flags %s", (pathAndQuery, problem) => {
-    expect(contractViolations(get(pathAndQuery))).toEqual([problem]);
+    expect(problems(get(pathAndQuery))).toEqual([problem]);
   });
 
-  it("flags a write method and a missing version header", () => {
-    expect(contractViolations({ ...get("/incidents"), method: "POST" })).toEqual([
-      "POST /incidents is not an operation of PagerDuty's API",
+  it("flags a write method, a missing version header, a credential of another form and another host", () => {
+    expect(problems({ ...get("/incidents"), method: "POST" })).toEqual([
+      `POST ${API}/incidents is not an operation of PagerDuty API`,
     ]);
-    expect(contractViolations(get("/teams", { "content-type": "application/json" }))).toEqual([
-      "GET /teams requires the Accept header",
+    const { accept: _, ...withoutAccept } = HEADERS;
+    expect(problems(get("/teams", withoutAccept))).toEqual(["GET /teams: required header Accept is missing"]);
+    expect(problems(get("/teams", { ...HEADERS, authorization: "Basic dXNlcg==" }))).toEqual([
+      "GET /teams: header authorization does not match /^(Bearer \\S+|Token token=\\S+)$/",
+    ]);
+    expect(problems({ ...get("/teams"), url: "https://api.pagerduty.example/teams" })).toEqual([
+      "GET /teams: https://api.pagerduty.example is not a server of PagerDuty API",
     ]);
   });
 });
 
 describe("a misspelt filter", () => {
-  const server = setupServer(...sandbox().handlers);
-  const sent: SentRequest[] = [];
-  server.events.on("request:start", ({ request }) => {
-    sent.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers) });
-  });
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-  afterAll(() => server.close());
+  // No contract check after the file: this test sends a misspelt request on purpose.
+  const pd = useToolkitSandbox(pagerToolkit, { ...PAGER, contract: undefined });
 
   it("is silently ignored by the upstream, but fails the contract check", async () => {
-    const context = createContext(
-      envHost({ PAGER_ACCESS_TOKEN: SANDBOX_TOKEN }),
-      pagerAuth(SCOPES.incidents),
-    );
+    const context = createContext(envHost(pd.env), pagerAuth(SCOPES.incidents));
     const client = await createPagerClient(context);
     const misspelt = { limit: 10, offset: 0, team_id: ["PT00000"] } as IncidentQuery;
     const page = await client.incidents(misspelt);
@@ -76,8 +81,8 @@ describe("a misspelt filter", () => {
     expect(
       new Set(page.items.flatMap((incident) => incident.teams?.map((team) => team.id))).size,
     ).toBeGreaterThan(1);
-    expect(sent.flatMap(contractViolations)).toEqual([
-      "GET /incidents declares no query parameter team_id[]",
+    expect(pd.requests.flatMap(problems)).toEqual([
+      "GET /incidents: query parameter team_id[] is not declared",
     ]);
   });
 });

@@ -1,14 +1,16 @@
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { readAllPages, useSandbox } from "./harness.js";
+import { pagerToolkit } from "../src/index.js";
+import { PAGER, readAllPages } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 
 describe("Pager.ListEscalationPolicies and Pager.GetEscalationPolicy", () => {
   it("lists policies by name with their levels, targets, services and teams", async () => {
     const result = await pd.call("Pager.ListEscalationPolicies");
     expect(result.isError, result.text).toBe(false);
-    const policies = result.data.escalation_policies as { name: string }[];
-    expect(policies.map((p) => p.name)).toEqual([...pd.account.policies.map((p) => p.name)].sort());
+    const policies = result.data?.escalation_policies as { name: string }[];
+    expect(policies.map((p) => p.name)).toEqual([...pd.sandbox.account.policies.map((p) => p.name)].sort());
     expect(policies.find((p) => p.name === "Payments Escalation")).toEqual({
       id: "PE00000",
       name: "Payments Escalation",
@@ -41,13 +43,13 @@ describe("Pager.ListEscalationPolicies and Pager.GetEscalationPolicy", () => {
         limit: 2,
       },
     );
-    expect(items).toHaveLength(pd.account.policies.length);
-    expect(pages.map((page) => page.data.next_offset)).toEqual([2, 4, undefined]);
+    expect(items).toHaveLength(pd.sandbox.account.policies.length);
+    expect(pages.map((page) => page.data?.next_offset)).toEqual([2, 4, undefined]);
   });
 
   it("gets one policy, and reports an unknown one as not_found", async () => {
     const found = await pd.call("Pager.GetEscalationPolicy", { escalation_policy_id: "PE00003" });
-    expect(found.data.escalation_policy).toMatchObject({
+    expect(found.data?.escalation_policy).toMatchObject({
       id: "PE00003",
       name: "Data Escalation",
       repeats: 0,
@@ -72,7 +74,7 @@ describe("Pager.ListServices and Pager.GetService", () => {
           status: "warning",
           escalation_policy: { id: "PE00000", name: "Payments Escalation" },
           teams: [{ id: "PT00000", name: "Payments" }],
-          last_incident_at: pd.account.services[1]?.last_incident_timestamp,
+          last_incident_at: pd.sandbox.account.services[1]?.last_incident_timestamp,
           acknowledgement_timeout_s: 1800,
           auto_resolve_timeout_s: 14400,
           html_url: "https://acme.pagerduty.com/service-directory/PV00001",
@@ -86,13 +88,13 @@ describe("Pager.ListServices and Pager.GetService", () => {
 
   it("pages to the end", async () => {
     const { items } = await readAllPages(pd.call, "Pager.ListServices", "services", { limit: 3 });
-    const byName = pd.account.services.map((s) => s.name).sort((a, b) => a.localeCompare(b));
+    const byName = pd.sandbox.account.services.map((s) => s.name).sort((a, b) => a.localeCompare(b));
     expect(items.map((s) => s.name)).toEqual(byName);
   });
 
   it("gets one service, and reports an unknown one as not_found", async () => {
     const found = await pd.call("Pager.GetService", { service_id: "PV00004" });
-    expect(found.data.service).toMatchObject({ id: "PV00004", name: "Kubernetes Control Plane" });
+    expect(found.data?.service).toMatchObject({ id: "PV00004", name: "Kubernetes Control Plane" });
     const missing = await pd.call("Pager.GetService", { service_id: "PNOSUCH" });
     expect(missing.text).toMatch(
       /^not_found: .*Service Not Found\. .*Pager\.ListServices lists valid ids\.$/,
@@ -103,15 +105,15 @@ describe("Pager.ListServices and Pager.GetService", () => {
 describe("Pager.ListUsers", () => {
   it("lists users with email, role and teams, and pages to the end", async () => {
     const { items, pages } = await readAllPages(pd.call, "Pager.ListUsers", "users", { limit: 15 });
-    expect(items).toHaveLength(pd.account.users.length);
+    expect(items).toHaveLength(pd.sandbox.account.users.length);
     expect(pages).toHaveLength(3);
     expect(items[0]).toEqual({
       id: "PU00000",
       name: "Avery Quinn",
       email: "avery.quinn@acme.example",
       role: "admin",
-      job_title: pd.account.me.job_title,
-      time_zone: pd.account.me.time_zone,
+      job_title: pd.sandbox.account.me.job_title,
+      time_zone: pd.sandbox.account.me.time_zone,
       teams: [
         { id: "PT00000", name: "Payments" },
         { id: "PT00001", name: "Platform" },
@@ -131,7 +133,7 @@ describe("Pager.ListTeams and Pager.GetTeam", () => {
   it("gets a team with its members' roles and the services and policies it owns", async () => {
     const result = await pd.call("Pager.GetTeam", { team_id: "PT00001" });
     expect(result.isError, result.text).toBe(false);
-    const team = result.data.team as Record<string, unknown>;
+    const team = result.data?.team as Record<string, unknown>;
     expect(team).toMatchObject({
       id: "PT00001",
       name: "Platform",
@@ -157,7 +159,7 @@ describe("Pager.ListTeams and Pager.GetTeam", () => {
 
   it("reads members and linked resources from their own endpoints", async () => {
     await pd.call("Pager.GetTeam", { team_id: "PT00001" });
-    const paths = pd.sent.map((r) => new URL(r.url).pathname).sort();
+    const paths = pd.requests.map((r) => new URL(r.url).pathname).sort();
     expect(paths).toEqual(["/escalation_policies", "/services", "/teams/PT00001", "/teams/PT00001/members"]);
     expect(pd.queries("/teams/PT00001")[0]?.toString()).toBe("");
     expect(pd.queries("/teams/PT00001/members")[0]?.getAll("include[]")).toEqual(["users"]);

@@ -1,16 +1,22 @@
+import { isWatchedSecret, requestContract, useToolkitSandbox } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { pagerToolkit } from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
-import { SANDBOX_ENV, useSandbox } from "./harness.js";
+import { PAGER, PAGER_API, PAGER_QUIRKS } from "./kit.js";
 
-const pd = useSandbox();
 const API = "https://api.pagerduty.com";
+const PROXY = "https://pagerduty-proxy.example";
+// PAGER_API_URL may name any host: the contract takes this file's proxy as one of PagerDuty's.
+const pd = useToolkitSandbox(pagerToolkit, {
+  ...PAGER,
+  contract: requestContract(PAGER_API, { ...PAGER_QUIRKS, hosts: [...PAGER_QUIRKS.hosts, PROXY] }),
+});
 
 describe("credentials", () => {
   it("sends an OAuth token as Bearer with PagerDuty's v2 Accept header", async () => {
     await pd.call("Pager.ListTeams");
-    expect(pd.sent[0]?.headers).toMatchObject({
+    expect(pd.requests[0]?.headers).toMatchObject({
       authorization: `Bearer ${SANDBOX_TOKEN}`,
       accept: "application/vnd.pagerduty+json;version=2",
       "content-type": "application/json",
@@ -20,7 +26,7 @@ describe("credentials", () => {
   it("sends a classic API token as Token token=… when no OAuth token is configured", async () => {
     const result = await pd.call("Pager.ListTeams", {}, { PAGER_API_TOKEN: SANDBOX_TOKEN });
     expect(result.isError, result.text).toBe(false);
-    expect(pd.sent[0]?.headers.authorization).toBe(`Token token=${SANDBOX_TOKEN}`);
+    expect(pd.requests[0]?.headers.authorization).toBe(`Token token=${SANDBOX_TOKEN}`);
   });
 
   it("answers unauthenticated with how to configure, sending nothing, when no credential is set", async () => {
@@ -29,7 +35,7 @@ describe("credentials", () => {
     expect(result.text).toBe(
       "unauthenticated: An access token for pager is not configured. Set PAGER_ACCESS_TOKEN to an OAuth access token for pager (or PAGER_API_TOKEN to an API token) and restart the server.",
     );
-    expect(pd.sent).toEqual([]);
+    expect(pd.requests).toEqual([]);
   });
 
   it("maps a refused credential (401) to unauthenticated naming the token and the region", async () => {
@@ -40,7 +46,7 @@ describe("credentials", () => {
       "unauthenticated: GET /incidents failed with HTTP 401: Authentication failed. Check that PAGER_ACCESS_TOKEN (or PAGER_API_TOKEN) holds a valid token and that PAGER_REGION (now us) matches the account's region (us or eu): a token sent to the other region is refused.",
     );
     expect(result.text).not.toContain(secret);
-    expect(pd.sent).toHaveLength(1);
+    expect(pd.requests).toHaveLength(1);
   });
 
   it("explains that WhoAmI needs a user-level credential when /users/me is refused", async () => {
@@ -56,30 +62,29 @@ describe("credentials", () => {
 
 describe("regions", () => {
   it("calls the EU host when PAGER_REGION=eu", async () => {
-    pd.server.resetHandlers(...sandbox({ baseUrl: "https://api.eu.pagerduty.com" }).handlers);
-    const result = await pd.call("Pager.ListTeams", {}, { ...SANDBOX_ENV, PAGER_REGION: "eu" });
+    await pd.reset(sandbox({ baseUrl: "https://api.eu.pagerduty.com" }));
+    const result = await pd.call("Pager.ListTeams", {}, { ...pd.env, PAGER_REGION: "eu" });
     expect(result.isError, result.text).toBe(false);
-    expect(new URL(pd.sent[0]?.url ?? "").host).toBe("api.eu.pagerduty.com");
+    expect(new URL(pd.requests[0]?.url ?? "").host).toBe("api.eu.pagerduty.com");
   });
 
   it("lets PAGER_API_URL override the region", async () => {
-    const url = "https://pagerduty-proxy.example";
-    pd.server.resetHandlers(...sandbox({ baseUrl: url }).handlers);
+    await pd.reset(sandbox({ baseUrl: PROXY }));
     const result = await pd.call(
       "Pager.ListTeams",
       {},
-      { ...SANDBOX_ENV, PAGER_API_URL: url, PAGER_REGION: "eu" },
+      { ...pd.env, PAGER_API_URL: PROXY, PAGER_REGION: "eu" },
     );
     expect(result.isError, result.text).toBe(false);
-    expect(pd.sent[0]?.url).toBe(`${url}/teams?limit=10&offset=0`);
+    expect(pd.requests[0]?.url).toBe(`${PROXY}/teams?limit=10&offset=0`);
   });
 
   it("refuses an unknown region, naming the allowed values, before sending anything", async () => {
-    const result = await pd.call("Pager.ListTeams", {}, { ...SANDBOX_ENV, PAGER_REGION: "apac" });
+    const result = await pd.call("Pager.ListTeams", {}, { ...pd.env, PAGER_REGION: "apac" });
     expect(result.text).toBe(
       'invalid_input: PAGER_REGION is "apac"; allowed values: us, eu. Fix the server\'s configuration and restart it.',
     );
-    expect(pd.sent).toEqual([]);
+    expect(pd.requests).toEqual([]);
   });
 });
 
@@ -193,7 +198,11 @@ describe.each(pagerToolkit.tools.map((tool) => tool.name))("%s", (name) => {
     );
     const result = await pd.call(name, args);
     expect(result.isError, result.text).toBe(false);
-    const paths = pd.sent.map((request) => request.url);
+    const paths = pd.requests.map((request) => request.url);
     expect(paths.length).toBeGreaterThan(new Set(paths).size);
   });
+});
+
+it("runs under the suite's leak scan, which watches the sandbox's credential", () => {
+  expect(isWatchedSecret(SANDBOX_TOKEN)).toBe(true);
 });

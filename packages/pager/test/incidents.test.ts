@@ -1,14 +1,16 @@
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { readAllPages, useSandbox } from "./harness.js";
+import { pagerToolkit } from "../src/index.js";
+import { PAGER, readAllPages } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 const DAY_MS = 86_400_000;
 
 describe("Pager.ListIncidents", () => {
   it("lists the last 30 days' incidents newest first as compact records", async () => {
     const result = await pd.call("Pager.ListIncidents");
     expect(result.isError, result.text).toBe(false);
-    const incidents = result.data.incidents as Record<string, unknown>[];
+    const incidents = result.data?.incidents as Record<string, unknown>[];
     expect(incidents).toHaveLength(10);
     const times = incidents.map((incident) => incident.created_at as string);
     expect(times).toEqual([...times].sort().reverse());
@@ -34,8 +36,8 @@ describe("Pager.ListIncidents", () => {
   });
 
   it("sends status, urgency, service and team filters as PagerDuty's [] arrays", async () => {
-    const services = pd.account.services.slice(0, 2).map((service) => service.id);
-    const team = pd.account.teams[0]?.id as string;
+    const services = pd.sandbox.account.services.slice(0, 2).map((service) => service.id);
+    const team = pd.sandbox.account.teams[0]?.id as string;
     const result = await pd.call("Pager.ListIncidents", {
       status: "resolved",
       urgency: "high",
@@ -48,7 +50,11 @@ describe("Pager.ListIncidents", () => {
     expect(query?.getAll("urgencies[]")).toEqual(["high"]);
     expect(query?.getAll("service_ids[]")).toEqual(services);
     expect(query?.getAll("team_ids[]")).toEqual([team]);
-    const incidents = result.data.incidents as { status: string; urgency: string; service: { id: string } }[];
+    const incidents = result.data?.incidents as {
+      status: string;
+      urgency: string;
+      service: { id: string };
+    }[];
     expect(incidents.length).toBeGreaterThan(0);
     for (const incident of incidents) {
       expect(incident).toMatchObject({ status: "resolved", urgency: "high" });
@@ -57,14 +63,14 @@ describe("Pager.ListIncidents", () => {
   });
 
   it("reaches incidents older than 30 days with since/until", async () => {
-    const until = new Date(pd.account.now - 30 * DAY_MS).toISOString();
-    const since = new Date(pd.account.now - 60 * DAY_MS).toISOString();
+    const until = new Date(pd.sandbox.account.now - 30 * DAY_MS).toISOString();
+    const since = new Date(pd.sandbox.account.now - 60 * DAY_MS).toISOString();
     const { items } = await readAllPages(pd.call, "Pager.ListIncidents", "incidents", {
       since,
       until,
       limit: 50,
     });
-    const expected = pd.account.incidents.filter(
+    const expected = pd.sandbox.account.incidents.filter(
       (i) => i.created_at >= since.replace(".000", "") && i.created_at < until.replace(".000", ""),
     );
     expect(expected.length).toBeGreaterThan(0);
@@ -74,8 +80,8 @@ describe("Pager.ListIncidents", () => {
 
   it("pages to the end without skipping or repeating an incident", async () => {
     const { items, pages } = await readAllPages(pd.call, "Pager.ListIncidents", "incidents", { limit: 7 });
-    const recent = pd.account.incidents.filter(
-      (i) => Date.parse(i.created_at) >= pd.account.now - 30 * DAY_MS,
+    const recent = pd.sandbox.account.incidents.filter(
+      (i) => Date.parse(i.created_at) >= pd.sandbox.account.now - 30 * DAY_MS,
     );
     expect(new Set(items.map((i) => i.id)).size).toBe(recent.length);
     expect(pages.length).toBe(Math.ceil(recent.length / 7));
@@ -104,16 +110,16 @@ describe("Pager.ListIncidents", () => {
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/^invalid_input: /);
     expect(result.text).toMatch(message);
-    expect(pd.sent).toEqual([]);
+    expect(pd.requests).toEqual([]);
   });
 });
 
 describe("Pager.GetIncident", () => {
   it("gets an incident with its acknowledgements, alert counts and references", async () => {
-    const incident = pd.account.incidents.find((i) => i.status === "acknowledged");
+    const incident = pd.sandbox.account.incidents.find((i) => i.status === "acknowledged");
     const result = await pd.call("Pager.GetIncident", { incident_id: incident?.id });
     expect(result.isError, result.text).toBe(false);
-    expect(result.data.incident).toMatchObject({
+    expect(result.data?.incident).toMatchObject({
       id: incident?.id,
       number: incident?.incident_number,
       status: "acknowledged",
@@ -126,9 +132,9 @@ describe("Pager.GetIncident", () => {
   });
 
   it("accepts the incident number", async () => {
-    const incident = pd.account.incidents[3];
+    const incident = pd.sandbox.account.incidents[3];
     const result = await pd.call("Pager.GetIncident", { incident_id: String(incident?.incident_number) });
-    expect(result.data.incident).toMatchObject({ id: incident?.id });
+    expect(result.data?.incident).toMatchObject({ id: incident?.id });
   });
 
   it("reports an unknown id as not_found with PagerDuty's message and where to find ids", async () => {
@@ -142,6 +148,6 @@ describe("Pager.GetIncident", () => {
   it("encodes an id so it cannot change the path", async () => {
     const result = await pd.call("Pager.GetIncident", { incident_id: "../users" });
     expect(result.isError).toBe(true);
-    expect(pd.sent.map((r) => new URL(r.url).pathname)).toEqual(["/incidents/..%2Fusers"]);
+    expect(pd.requests.map((r) => new URL(r.url).pathname)).toEqual(["/incidents/..%2Fusers"]);
   });
 });

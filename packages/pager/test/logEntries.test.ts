@@ -1,14 +1,16 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { readAllPages, useSandbox } from "./harness.js";
+import { pagerToolkit } from "../src/index.js";
+import { PAGER, readAllPages } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 
 describe("Pager.ListLogEntries", () => {
   it("asks for the overview by default (PagerDuty's own default is the full feed)", async () => {
     const result = await pd.call("Pager.ListLogEntries", { limit: 50 });
     expect(result.isError, result.text).toBe(false);
     expect(pd.queries("/log_entries")[0]?.get("is_overview")).toBe("true");
-    const types = new Set((result.data.log_entries as { type: string }[]).map((entry) => entry.type));
+    const types = new Set((okData(result).log_entries as { type: string }[]).map((entry) => entry.type));
     expect(types.has("notify")).toBe(false);
     expect(types.has("trigger")).toBe(true);
   });
@@ -16,7 +18,7 @@ describe("Pager.ListLogEntries", () => {
   it("gives every entry with is_overview=false, newest first, as compact records", async () => {
     const result = await pd.call("Pager.ListLogEntries", { is_overview: false, limit: 50 });
     expect(pd.queries("/log_entries")[0]?.get("is_overview")).toBe("false");
-    const entries = result.data.log_entries as Record<string, unknown>[];
+    const entries = result.data?.log_entries as Record<string, unknown>[];
     expect(entries.some((entry) => entry.type === "notify")).toBe(true);
     const times = entries.map((entry) => entry.created_at as string);
     expect(times).toEqual([...times].sort().reverse());
@@ -34,8 +36,8 @@ describe("Pager.ListLogEntries", () => {
   });
 
   it("sends team_ids[], the window and the time zone, and renders times in that zone", async () => {
-    const since = new Date(pd.account.now - 20 * 86_400_000).toISOString();
-    const until = new Date(pd.account.now).toISOString();
+    const since = new Date(pd.sandbox.account.now - 20 * 86_400_000).toISOString();
+    const until = new Date(pd.sandbox.account.now).toISOString();
     const result = await pd.call("Pager.ListLogEntries", {
       team_ids: ["PT00003"],
       since,
@@ -47,7 +49,7 @@ describe("Pager.ListLogEntries", () => {
     expect(query?.get("since")).toBe(since);
     expect(query?.get("until")).toBe(until);
     expect(query?.get("time_zone")).toBe("America/New_York");
-    for (const entry of result.data.log_entries as { teams: { id: string }[]; created_at: string }[]) {
+    for (const entry of okData(result).log_entries as { teams: { id: string }[]; created_at: string }[]) {
       expect(entry.teams).toEqual([{ id: "PT00003", name: "Data" }]);
       expect(entry.created_at).toMatch(/-0[45]:00$/);
     }
@@ -55,7 +57,7 @@ describe("Pager.ListLogEntries", () => {
 
   it("pages to the end", async () => {
     const { items } = await readAllPages(pd.call, "Pager.ListLogEntries", "log_entries", { limit: 50 });
-    const overview = pd.account.logEntries.filter((entry) => !entry.type.startsWith("notify"));
+    const overview = pd.sandbox.account.logEntries.filter((entry) => !entry.type.startsWith("notify"));
     expect(items.map((entry) => entry.id).sort()).toEqual(overview.map((entry) => entry.id).sort());
   });
 });

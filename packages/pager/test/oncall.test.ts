@@ -1,17 +1,19 @@
+import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
+import { pagerToolkit } from "../src/index.js";
 import { sandbox } from "../src/sandbox/index.js";
 import { LOOK_AHEAD_DAYS } from "../src/tools/whoAmI.js";
-import { readAllPages, useSandbox } from "./harness.js";
+import { PAGER, readAllPages } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 const DAY_MS = 86_400_000;
 
 describe("Pager.WhoAmI", () => {
   it("gives the profile, the shift on now and the next shift within 30 days", async () => {
     const result = await pd.call("Pager.WhoAmI");
     expect(result.isError, result.text).toBe(false);
-    const me = pd.account.me;
-    const today = Math.floor(pd.account.now / DAY_MS) * DAY_MS;
+    const me = pd.sandbox.account.me;
+    const today = Math.floor(pd.sandbox.account.now / DAY_MS) * DAY_MS;
     expect(result.data).toEqual({
       user: {
         id: me.id,
@@ -50,7 +52,7 @@ describe("Pager.WhoAmI", () => {
     await pd.call("Pager.WhoAmI");
     expect(pd.queries("/users/me")[0]?.getAll("include[]")).toEqual(["teams"]);
     const [query] = pd.queries("/oncalls");
-    expect(query?.getAll("user_ids[]")).toEqual([pd.account.me.id]);
+    expect(query?.getAll("user_ids[]")).toEqual([pd.sandbox.account.me.id]);
     const window = Date.parse(query?.get("until") ?? "") - Date.parse(query?.get("since") ?? "");
     expect(window).toBe(LOOK_AHEAD_DAYS * DAY_MS);
   });
@@ -58,7 +60,7 @@ describe("Pager.WhoAmI", () => {
   it("says when the user is not on call, still naming the next shift", async () => {
     // An account whose rotations began a day earlier: "me" had yesterday's Payments shift.
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-    pd.server.resetHandlers(...sandbox({ now: today - DAY_MS }).handlers);
+    await pd.reset(sandbox({ now: today - DAY_MS }));
     const result = await pd.call("Pager.WhoAmI");
     expect(result.data).toMatchObject({
       on_call_now: false,
@@ -72,9 +74,9 @@ describe("Pager.ListOnCalls", () => {
   it("lists who is on call now, permanent direct targets included", async () => {
     const result = await pd.call("Pager.ListOnCalls", { limit: 50 });
     expect(result.isError, result.text).toBe(false);
-    const oncalls = result.data.oncalls as Record<string, unknown>[];
+    const oncalls = result.data?.oncalls as Record<string, unknown>[];
     expect(oncalls).toContainEqual({
-      user: { id: pd.account.me.id, name: pd.account.me.name },
+      user: { id: pd.sandbox.account.me.id, name: pd.sandbox.account.me.name },
       escalation_policy: { id: "PE00000", name: "Payments Escalation" },
       level: 1,
       schedule: { id: "PS00000", name: "Payments Primary" },
@@ -91,8 +93,8 @@ describe("Pager.ListOnCalls", () => {
   });
 
   it("sends schedule and policy filters as [] arrays and a window with a time zone", async () => {
-    const since = new Date(pd.account.now).toISOString();
-    const until = new Date(pd.account.now + 7 * DAY_MS).toISOString();
+    const since = new Date(pd.sandbox.account.now).toISOString();
+    const until = new Date(pd.sandbox.account.now + 7 * DAY_MS).toISOString();
     const result = await pd.call("Pager.ListOnCalls", {
       schedule_ids: ["PS00000"],
       escalation_policy_ids: ["PE00000"],
@@ -104,7 +106,7 @@ describe("Pager.ListOnCalls", () => {
     expect(query?.getAll("schedule_ids[]")).toEqual(["PS00000"]);
     expect(query?.getAll("escalation_policy_ids[]")).toEqual(["PE00000"]);
     expect(query?.get("time_zone")).toBe("Asia/Tokyo");
-    const oncalls = result.data.oncalls as { start: string; schedule: { id: string } }[];
+    const oncalls = result.data?.oncalls as { start: string; schedule: { id: string } }[];
     // A daily rotation over a week: 7 or 8 shifts overlap the window.
     expect(oncalls.length).toBeGreaterThanOrEqual(7);
     for (const entry of oncalls) {
@@ -119,7 +121,7 @@ describe("Pager.ListOnCalls", () => {
     const [query] = pd.queries("/oncalls");
     expect(query?.has("team_ids[]")).toBe(false);
     expect(query?.getAll("escalation_policy_ids[]")).toEqual(["PE00002"]);
-    const policies = (result.data.oncalls as { escalation_policy: { id: string } }[]).map(
+    const policies = (okData(result).oncalls as { escalation_policy: { id: string } }[]).map(
       (e) => e.escalation_policy.id,
     );
     expect(new Set(policies)).toEqual(new Set(["PE00002"]));
@@ -135,7 +137,7 @@ describe("Pager.ListOnCalls", () => {
   });
 
   it("pages to the end", async () => {
-    const until = new Date(pd.account.now + 14 * DAY_MS).toISOString();
+    const until = new Date(pd.sandbox.account.now + 14 * DAY_MS).toISOString();
     const { items, pages } = await readAllPages(pd.call, "Pager.ListOnCalls", "oncalls", {
       until,
       limit: 20,
@@ -147,7 +149,7 @@ describe("Pager.ListOnCalls", () => {
   it("refuses an unknown time zone before sending anything", async () => {
     const result = await pd.call("Pager.ListOnCalls", { time_zone: "Mars/Olympus_Mons" });
     expect(result.text).toMatch(/^invalid_input: .*time_zone: must be an IANA time zone/);
-    expect(pd.sent).toEqual([]);
+    expect(pd.requests).toEqual([]);
   });
 });
 
@@ -155,7 +157,7 @@ describe("Pager.ListSchedules", () => {
   it("lists schedules with rotation members, not presenting them as on call", async () => {
     const result = await pd.call("Pager.ListSchedules", { time_zone: "Europe/Berlin" });
     expect(result.isError, result.text).toBe(false);
-    const [payments] = result.data.schedules as Record<string, unknown>[];
+    const [payments] = okData(result).schedules as Record<string, unknown>[];
     expect(payments).toMatchObject({
       id: "PS00000",
       name: "Payments Primary",
@@ -165,14 +167,14 @@ describe("Pager.ListSchedules", () => {
     expect(payments?.rotation_members).toHaveLength(6);
     expect(JSON.stringify(result.data)).not.toMatch(/on_?call/i);
     expect(pd.queries("/schedules")[0]?.get("time_zone")).toBe("Europe/Berlin");
-    const { tools } = await (await pd.connect()).listTools();
+    const { tools } = await (await pd.connect()).client.listTools();
     const listing = JSON.stringify(tools.find((tool) => tool.name === "Pager.ListSchedules"));
     expect(listing).toContain("not who is on call now");
   });
 
   it("pages to the end", async () => {
     const { items, pages } = await readAllPages(pd.call, "Pager.ListSchedules", "schedules", { limit: 2 });
-    expect(items.map((s) => s.id)).toEqual(pd.account.schedules.map((s) => s.id));
+    expect(items.map((s) => s.id)).toEqual(pd.sandbox.account.schedules.map((s) => s.id));
     expect(pages).toHaveLength(3);
   });
 });

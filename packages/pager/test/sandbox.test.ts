@@ -1,12 +1,11 @@
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useToolkitSandbox } from "@toolkits/core/testing";
+import { describe, expect, it } from "vitest";
+import { pagerToolkit } from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
+import { PAGER } from "./kit.js";
 
 // Served without the contract check: these tests send invalid requests on purpose.
-const box = sandbox();
-const server = setupServer(...box.handlers);
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterAll(() => server.close());
+const pd = useToolkitSandbox(pagerToolkit, { ...PAGER, contract: undefined });
 const API = "https://api.pagerduty.com";
 const headers = {
   authorization: `Bearer ${SANDBOX_TOKEN}`,
@@ -91,7 +90,7 @@ describe("the sandbox's answers", () => {
   });
 
   it("keeps only each user's first shift per policy and level with earliest=true", async () => {
-    const until = new Date(box.account.now + 20 * 86_400_000).toISOString();
+    const until = new Date(pd.sandbox.account.now + 20 * 86_400_000).toISOString();
     const all = await fetchJson(`/oncalls?schedule_ids%5B%5D=PS00000&until=${until}&limit=100`);
     const earliest = await fetchJson(
       `/oncalls?schedule_ids%5B%5D=PS00000&until=${until}&earliest=true&limit=100`,

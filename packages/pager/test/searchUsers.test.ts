@@ -1,4 +1,5 @@
 import type { Progress } from "@modelcontextprotocol/client";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PagerClient } from "../src/client.js";
@@ -16,11 +17,12 @@ import {
   DIRECTORY_TTL_MS,
   forgetUserDirectories,
   type PdUser,
+  pagerToolkit,
 } from "../src/index.js";
 import { SANDBOX_TOKEN, sandbox } from "../src/sandbox/index.js";
-import { useSandbox } from "./harness.js";
+import { PAGER } from "./kit.js";
 
-const pd = useSandbox();
+const pd = useToolkitSandbox(pagerToolkit, PAGER);
 
 interface Match {
   id: string;
@@ -30,8 +32,14 @@ interface Match {
   accepted?: boolean;
 }
 
-const matches = (data: Record<string, unknown>) => data.matches as Match[];
-const userPages = () => pd.queries("/users").filter((query) => !query.has("query"));
+const matches = (data: Record<string, unknown> | undefined) => data?.matches as Match[];
+/** Directory pages (`/users` without a name query) requested since the `since`-th request of the test. */
+const userPages = (since = 0) =>
+  pd.requests
+    .slice(since)
+    .map((request) => new URL(request.url))
+    .filter((url) => url.pathname === "/users" && !url.searchParams.has("query"))
+    .map((url) => url.searchParams);
 
 afterEach(() => vi.useRealTimers());
 
@@ -63,12 +71,15 @@ describe("Pager.SearchUsers", () => {
 
   it("finds a misspelt name by scanning the directory, without accepting a weak match", async () => {
     const result = await pd.call("Pager.SearchUsers", { query: "Avrey Quinn", auto_accept_matches: true });
-    expect(result.data).toMatchObject({ searched: "directory", users_searched: pd.account.users.length });
+    expect(result.data).toMatchObject({
+      searched: "directory",
+      users_searched: pd.sandbox.account.users.length,
+    });
     const [best] = matches(result.data);
-    expect(best).toMatchObject({ id: pd.account.me.id, accepted: false });
+    expect(best).toMatchObject({ id: pd.sandbox.account.me.id, accepted: false });
     expect(best?.confidence).toBeLessThan(ACCEPT_CONFIDENCE);
     expect(matches(result.data).every((match) => match.accepted === false)).toBe(true);
-    expect(result.data.note).toBe(
+    expect(result.data?.note).toBe(
       `No match accepted: it needs confidence >= ${ACCEPT_CONFIDENCE} and a lead of ${ACCEPT_MARGIN} over the runner-up.`,
     );
     expect(pd.queries("/users")[0]?.get("query")).toBe("Avrey Quinn");
@@ -87,7 +98,7 @@ describe("Pager.SearchUsers", () => {
   });
 
   it("returns every close candidate, none accepted, when two people share a name", async () => {
-    pd.server.resetHandlers(...sandbox({ users: 200 }).handlers);
+    await pd.reset(sandbox({ users: 200 }));
     const result = await pd.call("Pager.SearchUsers", { query: "Priya", auto_accept_matches: true });
     const found = matches(result.data);
     expect(found.map((match) => match.name)).toEqual(["Priya Keller", "Priya Boateng"]);
@@ -102,48 +113,48 @@ describe("Pager.SearchUsers", () => {
   it("refuses an empty query before sending anything", async () => {
     const result = await pd.call("Pager.SearchUsers", { query: "   " });
     expect(result.text).toMatch(/^invalid_input: .*query: /);
-    expect(pd.sent).toEqual([]);
+    expect(pd.requests).toEqual([]);
   });
 });
 
 describe("Pager.SearchUsers directory cache", () => {
   it("reuses a scanned directory for the same credential, sending nothing", async () => {
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
-    pd.sent.length = 0;
+    const scanned = pd.requests.length;
     const again = await pd.call("Pager.SearchUsers", { query: "Kofi Achampong" });
     expect(matches(again.data)[0]).toMatchObject({ name: "Kofi Acheampong" });
-    expect(again.data.searched).toBe("directory");
-    expect(pd.sent).toEqual([]);
+    expect(again.data?.searched).toBe("directory");
+    expect(pd.requests.slice(scanned)).toEqual([]);
   });
 
   it("settles an exact name in a cached directory as the full fuzzy search would", async () => {
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
     const exact = await pd.call("Pager.SearchUsers", { query: "jordan costa" });
     const fuzzy = await pd.call("Pager.SearchUsers", { query: "jordan costaa" });
-    expect(exact.data.searched).toBe("directory");
+    expect(exact.data?.searched).toBe("directory");
     expect(matches(exact.data)[0]).toMatchObject({ id: "PU00001", confidence: 1 });
     expect(matches(fuzzy.data)[0]).toMatchObject({ id: "PU00001" });
   });
 
   it("keeps directories apart per credential", async () => {
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
-    pd.sent.length = 0;
+    const scanned = pd.requests.length;
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" }, { PAGER_API_TOKEN: SANDBOX_TOKEN });
-    expect(userPages()).toHaveLength(1);
+    expect(userPages(scanned)).toHaveLength(1);
   });
 
   it("scans again once the cache has expired or was forgotten", async () => {
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + DIRECTORY_TTL_MS + 1);
-    pd.sent.length = 0;
+    const expired = pd.requests.length;
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
-    expect(userPages()).toHaveLength(1);
+    expect(userPages(expired)).toHaveLength(1);
     vi.useRealTimers();
     forgetUserDirectories();
-    pd.sent.length = 0;
+    const forgotten = pd.requests.length;
     await pd.call("Pager.SearchUsers", { query: "Avrey Quinn" });
-    expect(userPages()).toHaveLength(1);
+    expect(userPages(forgotten)).toHaveLength(1);
   });
 });
 
@@ -166,7 +177,7 @@ describe("the directory cache", () => {
 
 describe("Pager.SearchUsers on a directory past PagerDuty's 10,000 ceiling", () => {
   it("scans pages of 100 concurrently up to offset + limit 10,000, reports progress and says it was cut short", async () => {
-    pd.server.resetHandlers(...sandbox({ users: 10_250, latencyMs: 2 }).handlers);
+    await pd.reset(sandbox({ users: 10_250, latencyMs: 2 }));
     let inFlight = 0;
     let mostInFlight = 0;
     pd.server.events.on("request:start", () => {
@@ -178,12 +189,13 @@ describe("Pager.SearchUsers on a directory past PagerDuty's 10,000 ceiling", () 
     });
     const updates: Progress[] = [];
     const client = await pd.connect();
-    const result = await client.callTool(
-      { name: "Pager.SearchUsers", arguments: { query: "Priya Kelr" } },
+    const result = await client.call(
+      "Pager.SearchUsers",
+      { query: "Priya Kelr" },
       { onprogress: (update) => updates.push(update) },
     );
     pd.server.events.removeAllListeners("response:mocked");
-    const data = result.structuredContent as Record<string, unknown>;
+    const data = result.data ?? {};
     expect(matches(data)[0]).toMatchObject({ name: "Priya Keller" });
     expect(data.users_searched).toBe(10_000);
     expect(data.note).toMatch(/^Only the first 10000 users were searched/);

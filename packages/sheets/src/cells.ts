@@ -29,17 +29,23 @@ export function parseCellData(json: string, parameter: string): CellInput[] {
   }
   if (!isObject(parsed)) throw bad(`${parameter} must be a JSON object of rows`);
   const cells: CellInput[] = [];
+  // Column letters are case-insensitive, so `A` and `a` are one cell: which to write is refused,
+  // never guessed. Keyed by cell, naming where each came from.
+  const seen = new Map<string, string>();
   for (const [rowKey, columns] of Object.entries(parsed)) {
     const where = `${parameter}[${JSON.stringify(rowKey)}]`;
     if (!ROW.test(rowKey)) throw bad(`${where}: row keys must be whole numbers from 1`);
     if (!isObject(columns)) throw bad(`${where} must be an object of column letters to values`);
     for (const [columnKey, value] of Object.entries(columns)) {
-      const column = parseColumn(columnKey, `${where}[${JSON.stringify(columnKey)}]`);
+      const at = `${where}[${JSON.stringify(columnKey)}]`;
+      const column = parseColumn(columnKey, at);
       if (!isCellValue(value)) {
-        throw bad(
-          `${where}[${JSON.stringify(columnKey)}] is ${JSON.stringify(value)}: values must be a string, number or boolean`,
-        );
+        throw bad(`${at} is ${JSON.stringify(value)}: values must be a string, number or boolean`);
       }
+      const cell = `${Number(rowKey)},${column}`;
+      const other = seen.get(cell);
+      if (other) throw bad(`${other} and ${at} name the same cell; keep one`);
+      seen.set(cell, at);
       cells.push({ row: Number(rowKey), column, value });
     }
   }

@@ -1,8 +1,10 @@
 import { createRequire } from "node:module";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { expect, it } from "vitest";
-import { useSandbox } from "./harness.js";
+import { sheetsToolkit } from "../src/index.js";
+import { SHEETS } from "./kit.js";
 
-const box = useSandbox();
+const box = useToolkitSandbox(sheetsToolkit, SHEETS);
 const require = createRequire(import.meta.url);
 const googleLibraries = () =>
   [
@@ -16,13 +18,12 @@ it("loads the Google client libraries only when a tool first calls Google", asyn
   expect(sheetsToolkit.tools).toHaveLength(9);
   expect(googleLibraries()).toEqual([]);
 
-  const call = await box.connect();
-  await call("Sheets.GenerateFilePickerUrl");
-  await call("Sheets.WhoAmI");
+  await box.call("Sheets.GenerateFilePickerUrl");
+  await box.call("Sheets.WhoAmI");
   expect(googleLibraries()).toEqual([]);
 
-  await call("Sheets.GetSpreadsheetMetadata", { spreadsheet_id: "quarterly-report-0" });
+  await box.call("Sheets.GetSpreadsheetMetadata", { spreadsheet_id: "quarterly-report-0" });
   expect(googleLibraries()).toEqual(["sheets"]);
-  await call("Sheets.SearchSpreadsheets");
+  await box.call("Sheets.SearchSpreadsheets");
   expect(googleLibraries()).toEqual(["drive", "sheets"]);
 });

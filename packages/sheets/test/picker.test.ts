@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
-import type { Client } from "@modelcontextprotocol/client";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { handlePickerRequest } from "../src/index.js";
+import { handlePickerRequest, sheetsToolkit } from "../src/index.js";
+import { SANDBOX_TOKEN } from "../src/sandbox/index.js";
 import { CHROMIUM_ARGS, chromiumExecutable } from "./browser.js";
-import { type CallTool, connectTools, SANDBOX_TOKEN } from "./harness.js";
+import { SHEETS } from "./kit.js";
 
 const CLIENT_ID = "1234567890-abcdefghijklmnop.apps.googleusercontent.com";
 const API_KEY = "AIzaSy-sandbox-picker-key";
@@ -37,24 +38,21 @@ function toRequest(incoming: IncomingMessage, body: string): Request {
 
 let server: Server;
 let base: string;
-const clients: Client[] = [];
+const box = useToolkitSandbox(sheetsToolkit, SHEETS);
 
 beforeAll(async () => {
   server = pickerServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-async function connect(env: Record<string, string>): Promise<CallTool> {
-  const { call, client } = await connectTools({ GOOGLE_ACCESS_TOKEN: SANDBOX_TOKEN, ...env });
-  clients.push(client);
-  return call;
-}
+/** Sheets.GenerateFilePickerUrl on a server with the sandbox's Google token and `env`. */
+const generate = (env: Record<string, string>) =>
+  box.call("Sheets.GenerateFilePickerUrl", {}, { GOOGLE_ACCESS_TOKEN: SANDBOX_TOKEN, ...env });
 
 const configured = () => ({
   GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID,
@@ -63,9 +61,9 @@ const configured = () => ({
 });
 
 async function pickerUrl(env: Record<string, string> = configured()): Promise<string> {
-  const result = await (await connect(env))("Sheets.GenerateFilePickerUrl");
+  const result = await generate(env);
   expect(result.isError).toBe(false);
-  return result.data.url;
+  return result.data?.url as string;
 }
 
 const post = (url: string, body: unknown) =>
@@ -79,14 +77,14 @@ const post = (url: string, body: unknown) =>
 
 describe("Sheets.GenerateFilePickerUrl", () => {
   it("names every missing setting", async () => {
-    const call = await connect({});
-    const result = await call("Sheets.GenerateFilePickerUrl");
+    const result = await generate({});
     expect(result.text).toBe(
       "unauthenticated: The file picker is not configured: set GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY, TOOLKITS_PUBLIC_URL (the server's http(s) base URL) for the server and restart it.",
     );
-    const noAppId = await (
-      await connect({ ...configured(), GOOGLE_OAUTH_CLIENT_ID: "my-client.apps.googleusercontent.com" })
-    )("Sheets.GenerateFilePickerUrl");
+    const noAppId = await generate({
+      ...configured(),
+      GOOGLE_OAUTH_CLIENT_ID: "my-client.apps.googleusercontent.com",
+    });
     expect(noAppId.text).toBe(
       "unauthenticated: The file picker is not configured: set GOOGLE_PICKER_APP_ID (the client id does not start with a project number) for the server and restart it.",
     );
@@ -94,12 +92,12 @@ describe("Sheets.GenerateFilePickerUrl", () => {
 
   it("returns a short-lived link on the public URL that carries no token", async () => {
     const now = Date.now();
-    const result = await (await connect(configured()))("Sheets.GenerateFilePickerUrl");
-    expect(result.data.url).toMatch(new RegExp(`^${base}/sheets/picker/[A-Za-z0-9_-]{32}$`));
-    expect(result.data.url).not.toContain(SANDBOX_TOKEN);
-    expect(Date.parse(result.data.expires_at) - now).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
-    expect(result.data.instructions).toContain("within 10 minutes");
-    expect(result.data.instructions).toContain("Sheets.SearchSpreadsheets");
+    const result = await generate(configured());
+    expect(result.data?.url).toMatch(new RegExp(`^${base}/sheets/picker/[A-Za-z0-9_-]{32}$`));
+    expect(result.data?.url).not.toContain(SANDBOX_TOKEN);
+    expect(Date.parse(result.data?.expires_at as string) - now).toBeGreaterThanOrEqual(10 * 60_000 - 1_000);
+    expect(result.data?.instructions).toContain("within 10 minutes");
+    expect(result.data?.instructions).toContain("Sheets.SearchSpreadsheets");
   });
 });
 

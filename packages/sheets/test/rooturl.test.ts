@@ -1,15 +1,20 @@
+import { requestContract, useToolkitSandbox } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { sandbox } from "../src/sandbox/index.js";
-import { connectTools, SIGNED_IN } from "./harness.js";
+import { expect, it } from "vitest";
+import { sheetsToolkit } from "../src/index.js";
+import { GOOGLE_API, SHEETS } from "./kit.js";
 
 // A fake Google at one root of its own, as GOOGLE_API_ROOT_URL configures: it forwards each
-// request to the sandbox at Google's real hosts and records where it arrived.
+// request to the sandbox at Google's real hosts and records where it arrived. The contract takes
+// the fake root as one of Google's hosts.
 const ROOT = "http://google-fake.test:8080";
-const arrived: string[] = [];
-const server = setupServer(
-  http.all(`${ROOT}/*`, async ({ request }) => {
+const box = useToolkitSandbox(sheetsToolkit, {
+  ...SHEETS,
+  contract: requestContract(GOOGLE_API, { hosts: [ROOT] }),
+});
+
+function forwardToGoogle(arrived: string[]) {
+  return http.all(`${ROOT}/*`, async ({ request }) => {
     const url = new URL(request.url);
     arrived.push(`${request.method} ${url.pathname}`);
     const host = url.pathname.startsWith("/v4/")
@@ -22,23 +27,21 @@ const server = setupServer(
       body,
     });
     return new HttpResponse(await response.text(), { status: response.status, headers: response.headers });
-  }),
-  ...(sandbox().handlers as Parameters<typeof setupServer>),
-);
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterAll(() => server.close());
+  });
+}
 
 it("sends every Google API call to GOOGLE_API_ROOT_URL when it is set", async () => {
-  const { call, client } = await connectTools({ ...SIGNED_IN, GOOGLE_API_ROOT_URL: `${ROOT}/` });
-  try {
-    expect(
-      (await call("Sheets.GetSpreadsheetMetadata", { spreadsheet_id: "quarterly-report-0" })).data.title,
-    ).toBe("Quarterly report");
-    expect((await call("Sheets.SearchSpreadsheets", { limit: 1 })).data.spreadsheets).toHaveLength(1);
-    expect((await call("Sheets.WhoAmI")).data.user.name).toBe("Ada Lovelace");
-  } finally {
-    await client.close();
-  }
+  const arrived: string[] = [];
+  box.server.use(forwardToGoogle(arrived));
+  const env = { ...box.env, GOOGLE_API_ROOT_URL: `${ROOT}/` };
+  const metadata = await box.call(
+    "Sheets.GetSpreadsheetMetadata",
+    { spreadsheet_id: "quarterly-report-0" },
+    env,
+  );
+  expect(metadata.data?.title).toBe("Quarterly report");
+  expect((await box.call("Sheets.SearchSpreadsheets", { limit: 1 }, env)).data?.spreadsheets).toHaveLength(1);
+  expect((await box.call("Sheets.WhoAmI", {}, env)).data?.user).toMatchObject({ name: "Ada Lovelace" });
   expect(arrived.sort()).toEqual([
     "GET /drive/v3/about",
     "GET /drive/v3/files",

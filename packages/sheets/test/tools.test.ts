@@ -1,5 +1,5 @@
-import { envHost } from "@toolkits/core";
-import { createToolRegistry, toMcpTool } from "@toolkits/core/mcp";
+import { toMcpTool } from "@toolkits/core/mcp";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   DRIVE_FILE_SCOPE,
@@ -11,9 +11,10 @@ import {
   USERINFO_PROFILE_SCOPE,
   whoAmI,
 } from "../src/index.js";
-import { SANDBOX_TOKEN, useSandbox } from "./harness.js";
+import { SANDBOX_TOKEN } from "../src/sandbox/index.js";
+import { SHEETS } from "./kit.js";
 
-useSandbox();
+const box = useToolkitSandbox(sheetsToolkit, SHEETS);
 /** This toolkit's share of the 100,000-byte catalogue every session shows a model. */
 const CATALOGUE_SHARE_BYTES = 10_000;
 
@@ -140,17 +141,17 @@ describe("scopes", () => {
 
   it("asks the host for exactly the tool's scopes", async () => {
     const asked: string[][] = [];
-    const registry = createToolRegistry(sheetsToolkit.tools, {
-      ...envHost({}),
-      tokens: (_provider, scopes) => {
-        asked.push([...scopes]);
-        return SANDBOX_TOKEN;
+    const client = await box.connect(
+      {},
+      {
+        tokens: (_provider, scopes) => {
+          asked.push([...scopes]);
+          return SANDBOX_TOKEN;
+        },
       },
-    });
-    const controller = new AbortController();
-    const extra = { signal: controller.signal, notify: async () => {} };
-    const result = await registry.call("Sheets.WhoAmI", {}, extra);
-    expect(result.isError).toBeFalsy();
+    );
+    const result = await client.call("Sheets.WhoAmI");
+    expect(result.isError, result.text).toBe(false);
     expect(new Set(asked.map((scopes) => scopes.join(" ")))).toEqual(
       new Set([[DRIVE_FILE_SCOPE, USERINFO_PROFILE_SCOPE, USERINFO_EMAIL_SCOPE].join(" ")]),
     );

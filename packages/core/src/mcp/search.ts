@@ -56,7 +56,11 @@ function normalise(word: string): string | null {
 
 /** The terms a query word looks for: its synonyms' terms, or its own. */
 function queryTerms(word: string): string[] {
-  return (SYNONYMS[word.toLowerCase()] ?? [word]).flatMap((synonym) => normalise(synonym) ?? []);
+  const lower = word.toLowerCase();
+  // Own names only: a query word like "constructor" must not find Object's members.
+  return (Object.hasOwn(SYNONYMS, lower) ? (SYNONYMS[lower] ?? [word]) : [word]).flatMap(
+    (synonym) => normalise(synonym) ?? [],
+  );
 }
 
 /** Crude singular: incidents → incident, policies → policy, addresses → address, people → person. */

@@ -6,8 +6,12 @@ import { format } from "node:util";
 import { observeToolOutcomes } from "../invoke.js";
 import { type Logger, silentLogger } from "../logger.js";
 import { redact } from "../secrets.js";
+import type { Sandbox } from "../tool.js";
 
-/** Recognisable credential values for test suites; any of them in any output is a leak. */
+/**
+ * Recognisable credential values for test suites; any of them in any output is a leak. Every
+ * suite's scan starts with these; each toolkit's sandbox adds its own (`watchSandboxCredentials`).
+ */
 export const LEAKCHECK = Object.freeze({
   pagerToken: "LEAKCHECK-pager-token-7Qx2",
   pagerApiToken: "LEAKCHECK-pager-api-token-9Jd4",
@@ -15,23 +19,6 @@ export const LEAKCHECK = Object.freeze({
   marketingKey: "LEAKCHECK-marketing-key-5Hs1",
   clientSecret: "LEAKCHECK-oauth-client-secret-2Wm6",
 });
-
-/**
- * The credentials the toolkits' sandboxes accept (`SANDBOX_TOKEN`s and `SANDBOX_API_KEY`): every
- * suite runs its tools with them, so they are what a leak would show. Each toolkit's tests check
- * that its sandbox's values are here.
- */
-export const SANDBOX_CREDENTIALS: readonly string[] = Object.freeze([
-  "sandbox-pager-token",
-  "sandbox-google-token",
-  "sandbox-marketing-key",
-]);
-
-/** Every value the test suites' leak scan looks for. */
-export const WATCHED_SECRETS: readonly string[] = Object.freeze([
-  ...Object.values(LEAKCHECK),
-  ...SANDBOX_CREDENTIALS,
-]);
 
 /** One sighting of a secret value where it must never be. */
 export interface Leak {
@@ -62,6 +49,11 @@ export class LeakScan {
   /** Adds a value to look for (values shorter than 6 characters are ignored: too common). */
   watch(value: string): void {
     if (value.length >= SHORTEST_WATCHED) this.#watched.add(value);
+  }
+
+  /** Whether `value` is one this scan looks for. */
+  watches(value: string): boolean {
+    return this.#watched.has(value);
   }
 
   /** Records a leak for each watched or wrapped secret value in `text`. */
@@ -111,6 +103,21 @@ registry[TAPS_KEY] ??= { processTapped: false, loggers: new WeakSet() };
 const taps: Taps = registry[TAPS_KEY];
 // Per module instance, like the invokeTool it observes.
 let observing = false;
+
+/**
+ * Adds a sandbox's credentials (its `secrets` and `tokens`) to the installed leak scan, so that a
+ * suite running tools with them fails if one shows up in any output. No-op when no scan is installed.
+ */
+export function watchSandboxCredentials(sandbox: Pick<Sandbox, "secrets" | "tokens">): void {
+  for (const value of [...Object.values(sandbox.secrets ?? {}), ...Object.values(sandbox.tokens ?? {})]) {
+    taps.current?.watch(value);
+  }
+}
+
+/** Whether the installed leak scan looks for `value` (false when none is installed). */
+export function isWatchedSecret(value: string): boolean {
+  return taps.current?.watches(value) ?? false;
+}
 
 /**
  * Points every output channel of this process at `scan`: tool outcomes (through core's

@@ -1,4 +1,10 @@
-import { Client } from "@modelcontextprotocol/client";
+import {
+  Client,
+  type JsonSchemaType,
+  type JsonSchemaValidator,
+  type Progress,
+} from "@modelcontextprotocol/client";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { Host } from "../context.js";
@@ -14,6 +20,15 @@ export interface SeenResult {
   bytes: number;
 }
 
+/**
+ * The structured result of a call that succeeded.
+ * @throws Error with the tool's error text when the call failed, so the test reads why.
+ */
+export function okData(result: SeenResult): Record<string, unknown> {
+  if (result.isError) throw new Error(`the tool failed: ${result.text}`);
+  return result.data ?? {};
+}
+
 /** The protocol revision a test client speaks: 2026-07-28 (`modern`) or 2025-11-25 (`legacy`). */
 export type ProtocolEra = "modern" | "legacy";
 
@@ -23,10 +38,31 @@ export interface ToolClient {
   call(
     name: string,
     args?: Record<string, unknown>,
-    options?: { signal?: AbortSignal; onprogress?: (progress: { progress: number; total?: number }) => void },
+    options?: { signal?: AbortSignal; onprogress?: (progress: Progress) => void },
   ): Promise<SeenResult>;
   close(): Promise<void>;
 }
+
+/**
+ * The SDK client's own output-schema validation, compiled once per schema for the whole process:
+ * a client compiles a validator per tool on its first call, which costs more than the call itself
+ * when a suite connects afresh for every test (115 marketing tools).
+ */
+class SharedValidators extends AjvJsonSchemaValidator {
+  readonly #compiled = new Map<string, JsonSchemaValidator<unknown>>();
+
+  override getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    let validator = this.#compiled.get(key);
+    if (!validator) {
+      validator = super.getValidator(schema);
+      this.#compiled.set(key, validator);
+    }
+    return validator as JsonSchemaValidator<T>;
+  }
+}
+
+const validators = new SharedValidators();
 
 export interface ConnectOptions extends RegistryOptions {
   /** Default `modern`. */
@@ -51,7 +87,10 @@ export async function connectTools(
   });
   const client = new Client(
     { name: "test-client", version: "0.0.0" },
-    options.era === "legacy" ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    {
+      jsonSchemaValidator: validators,
+      ...(options.era === "legacy" ? {} : { versionNegotiation: { mode: { pin: "2026-07-28" } } }),
+    },
   );
   await client.connect(clientSide);
   await client.listTools();

@@ -1,10 +1,12 @@
 import { afterAll, afterEach } from "vitest";
-import { installLeakScan, type Leak, LeakScan, WATCHED_SECRETS } from "../../src/testing/index.js";
+import { installLeakScan, LEAKCHECK, type Leak, LeakScan } from "../../src/testing/index.js";
 
 // Registered for every package by vitest.shared.ts: the whole suite is scanned for secret values
 // in tool results, error messages, logs and any process output, and a sighting fails the test.
+// Each toolkit's sandbox credentials join the scan when a suite serves that sandbox
+// (`useToolkitSandbox`, or a package's own test/leaks.setup.ts).
 
-const scan = new LeakScan(WATCHED_SECRETS);
+const scan = new LeakScan(Object.values(LEAKCHECK));
 installLeakScan(scan);
 
 function failOnLeaks(when: string): void {

@@ -160,7 +160,16 @@ const segments: Record<string, Handler> = {
 };
 
 type Reason = keyof Account["suppressions"];
-const reasonOf = (params: Exchange["params"]) => params.suppression_type as Reason;
+/**
+ * The list a path's `suppression_type` names; undefined for any other type. An own-property check:
+ * a type named `constructor` or `toString` must be unknown, not Object.prototype's member.
+ */
+function listOf(account: Account, params: Exchange["params"]): Suppression[] | undefined {
+  const type = params.suppression_type;
+  return type !== undefined && Object.hasOwn(account.suppressions, type)
+    ? account.suppressions[type as Reason]
+    : undefined;
+}
 const sameAddress = (email: string) => (entry: Suppression) =>
   entry.email.toLowerCase() === email.toLowerCase();
 
@@ -175,14 +184,16 @@ const suppressions: Record<string, Handler> = {
     return HttpResponse.json({ suppressions: found });
   },
   getSuppressionByType: ({ account, params, query }) => {
-    const reason = reasonOf(params);
-    const list = account.suppressions[reason] ?? [];
+    const list = listOf(account, params) ?? [];
     const offset = Number(query.get("offset") ?? 0);
     const limit = Number(query.get("limit") ?? 100);
-    return HttpResponse.json({ category: reason, suppressions: list.slice(offset, offset + limit) });
+    return HttpResponse.json({
+      category: params.suppression_type,
+      suppressions: list.slice(offset, offset + limit),
+    });
   },
   postSuppression: ({ account, params }) => {
-    const list = account.suppressions[reasonOf(params)];
+    const list = listOf(account, params);
     const email = params.email_address ?? "";
     if (!list) return notFound(`suppression type ${params.suppression_type}`);
     if (!list.some(sameAddress(email))) {
@@ -191,7 +202,7 @@ const suppressions: Record<string, Handler> = {
     return HttpResponse.json({});
   },
   deleteSuppression: ({ account, params }) => {
-    const list = account.suppressions[reasonOf(params)] ?? [];
+    const list = listOf(account, params) ?? [];
     const index = list.findIndex(sameAddress(params.email_address ?? ""));
     if (index < 0) return notFound(`suppressed address ${params.email_address}`);
     list.splice(index, 1);

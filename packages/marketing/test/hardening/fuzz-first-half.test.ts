@@ -1,3 +1,3 @@
-import { fuzzTools, half } from "./fuzz.js";
+import { fuzzHalf } from "./fuzz.js";
 
-fuzzTools(half(0));
+fuzzHalf(0);

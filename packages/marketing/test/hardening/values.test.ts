@@ -1,10 +1,12 @@
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
-import { call, connect, text, useSandbox } from "../support/harness.js";
+import { marketingToolkit } from "../../src/index.js";
+import { MARKETING } from "../support/kit.js";
 
 // Found by the fuzz tests: values the upstream cannot take were sent (activity types) or made
 // fetch fail as if the network had (header values). Both are now refused before sending.
 
-const sandbox = useSandbox();
+const box = useToolkitSandbox(marketingToolkit, MARKETING);
 
 describe("values checked before sending", () => {
   it.each([
@@ -15,26 +17,26 @@ describe("values checked before sending", () => {
       "activity_type_filter",
     ],
   ])("%s refuses an activity type the API does not take", async (tool, args, param) => {
-    const result = await call(await connect(), tool, args);
-    expect(text(result)).toMatch(new RegExp(`^invalid_input: .*${param} ".*" is not a value the API takes`));
-    expect(sandbox.seen).toHaveLength(0);
+    const result = await box.call(`MarketingApi.${tool}`, args);
+    expect(result.text).toMatch(new RegExp(`^invalid_input: .*${param} ".*" is not a value the API takes`));
+    expect(box.requests).toHaveLength(0);
   });
 
   it("takes activity types with an object type id", async () => {
-    const result = await call(await connect(), "ListRecentActivities", { activity_type: "_o:12:create" });
+    const result = await box.call("MarketingApi.ListRecentActivities", { activity_type: "_o:12:create" });
     expect(result.isError).toBeFalsy();
-    expect(new URL(sandbox.seen[0]?.url ?? "").searchParams.get("type")).toBe("_o:12:create");
+    expect(box.queries()[0]?.get("type")).toBe("_o:12:create");
   });
 
   it.each(["čeština", "fr\r\nX-Injected: 1", "de\0"])(
     "refuses the Accept-Language value %j",
     async (value) => {
       const args = { customer_identifier: "svc_a3000001", accept_language: value };
-      const result = await call(await connect(), "GetSubscriptionPreferences", args);
-      expect(text(result)).toMatch(
+      const result = await box.call("MarketingApi.GetSubscriptionPreferences", args);
+      expect(result.text).toMatch(
         /^invalid_input: .*accept_language must be Latin-1 text without line breaks/,
       );
-      expect(sandbox.seen).toHaveLength(0);
+      expect(box.requests).toHaveLength(0);
     },
   );
 });

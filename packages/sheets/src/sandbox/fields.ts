@@ -58,17 +58,19 @@ function merge(mask: FieldMask, path: string[], leaf: FieldMask | true): void {
   merge(child, rest, leaf);
 }
 
-/** Keeps only the masked fields of `value`; arrays are masked element by element. */
+/**
+ * Keeps only the masked fields of `value`; arrays are masked element by element. A mask names
+ * fields, so only own ones count: `fields=constructor` selects nothing, as at Google.
+ */
 export function applyFieldMask(value: unknown, mask: FieldMask): unknown {
   if (Array.isArray(value)) return value.map((item) => applyFieldMask(item, mask));
   if (value === null || typeof value !== "object") return value;
   if (mask.has("*")) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, sub] of mask) {
-    const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) out[key] = sub === true ? field : applyFieldMask(field, sub);
-  }
-  return out;
+  const record = value as Record<string, unknown>;
+  const present = [...mask].filter(([key]) => Object.hasOwn(record, key) && record[key] !== undefined);
+  return Object.fromEntries(
+    present.map(([key, sub]) => [key, sub === true ? record[key] : applyFieldMask(record[key], sub)]),
+  );
 }
 
 /** Whether the mask selects `name` anywhere (e.g. `data` under `sheets`). */

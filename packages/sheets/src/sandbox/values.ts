@@ -46,13 +46,14 @@ export function userEntered(value: unknown, raw = false): Omit<FakeCell, "note">
 }
 
 const MAX_DEPTH = 50;
-const AGGREGATES: Record<string, (numbers: number[]) => number> = {
-  SUM: (n) => n.reduce((a, b) => a + b, 0),
-  AVERAGE: (n) => (n.length ? n.reduce((a, b) => a + b, 0) / n.length : Number.NaN),
-  MIN: (n) => (n.length ? Math.min(...n) : 0),
-  MAX: (n) => (n.length ? Math.max(...n) : 0),
-  COUNT: (n) => n.length,
-};
+// A map: the function name comes from a cell's formula, which is user data.
+const AGGREGATES = new Map<string, (numbers: number[]) => number>([
+  ["SUM", (n) => n.reduce((a, b) => a + b, 0)],
+  ["AVERAGE", (n) => (n.length ? n.reduce((a, b) => a + b, 0) / n.length : Number.NaN)],
+  ["MIN", (n) => (n.length ? Math.min(...n) : 0)],
+  ["MAX", (n) => (n.length ? Math.max(...n) : 0)],
+  ["COUNT", (n) => n.length],
+]);
 
 /** The value a cell shows after evaluation. */
 export function computed(cell: FakeCell, lookup: CellLookup, depth = 0): Computed | undefined {
@@ -71,7 +72,7 @@ function evaluate(formula: string, lookup: CellLookup, depth: number): Computed 
   const single = cellRef(formula);
   if (single) return lookup(single.row, single.column, depth) ?? 0;
   const call = /^([A-Z]+)\(([A-Z]+\d+)(?::([A-Z]+\d+))?\)$/i.exec(formula);
-  const aggregate = call?.[1] ? AGGREGATES[call[1].toUpperCase()] : undefined;
+  const aggregate = call?.[1] ? AGGREGATES.get(call[1].toUpperCase()) : undefined;
   const from = cellRef(call?.[2] ?? "");
   const to = cellRef(call?.[3] ?? call?.[2] ?? "");
   if (!aggregate || !from || !to) return { error: "#NAME?" };
