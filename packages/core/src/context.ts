@@ -1,4 +1,4 @@
-import { ToolError } from "./errors.js";
+import { type ErrorKind, ToolError } from "./errors.js";
 import { type Logger, silentLogger } from "./logger.js";
 import {
   accessTokenVariable,
@@ -8,6 +8,7 @@ import {
   type TokenProvider,
   tokensFromEnv,
 } from "./secrets.js";
+import { memoryState, type StateStore } from "./state.js";
 import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
 import type { UpstreamLimits } from "./upstream.js";
 
@@ -38,6 +39,33 @@ export interface Host {
    * ones take core's `DEFAULT_UPSTREAM_LIMITS` (30 s, 20 MB, 3).
    */
   upstream?: Partial<UpstreamLimits>;
+  /**
+   * Where toolkits keep state between requests (page sessions); default one in this process's
+   * memory. A host running as several replicas gives them all the same store.
+   */
+  state?: StateStore;
+  /**
+   * The host as one calling person sees it, for a host serving many people who each act as
+   * themselves upstream: their credentials, their rate limits. `principal` is the host's own name
+   * for the person (see `CallScope.principal`). Without it, every caller shares this host.
+   */
+  forPrincipal?(principal: string): Host;
+  /** Receives one record per finished tool call (an audit log, say). Must not throw. */
+  audit?(record: CallRecord): void;
+}
+
+/** What `Host.audit` hears of one tool call: never argument values, results or credentials. */
+export interface CallRecord {
+  /** Canonical tool name, e.g. `Pager.ListIncidents`. */
+  tool: string;
+  /** Who called (`CallScope.principal`), when the caller said. */
+  principal?: string;
+  /** `ok`, or the error kind the caller saw. */
+  outcome: "ok" | ErrorKind;
+  /** From the arguments' arrival to the answer, in milliseconds. */
+  durationMs: number;
+  /** Upstream HTTP requests the call sent, retries included. */
+  upstreamRequests: number;
 }
 
 /** Host advice for environment-configured credentials. */
@@ -66,10 +94,24 @@ export interface CallScope {
   signal?: AbortSignal;
   /** Receives progress, when the caller asked for it. */
   progress?: (update: ProgressUpdate) => void;
+  /**
+   * Who is calling, in the host's terms (a verified identity's issuer and subject, say): the call
+   * then runs on `host.forPrincipal(principal)`.
+   */
+  principal?: string;
 }
 
+/** The host a call runs on: the caller's own view of it when the host serves many people. */
+export function hostFor(host: Host, scope: CallScope): Host {
+  return scope.principal !== undefined && host.forPrincipal ? host.forPrincipal(scope.principal) : host;
+}
+
+/** The store used when a host names none, shared by every such host in this process. */
+const processState = memoryState();
+
 /**
- * Builds the per-call context a tool receives, for a tool needing `auth`. Its credential is looked
+ * Builds the per-call context a tool receives, for a tool needing `auth`, on `host` as given
+ * (`invokeTool` first takes the caller's view of it, see `hostFor`). Its credential is looked
  * up once per call, so the check before the handler and the handler's own requests share one
  * lookup (a token store read, a refresh).
  */
@@ -87,6 +129,7 @@ export function createContext(host: Host, auth: AuthRequirement, scope: CallScop
     fetch: host.fetch ?? ((input, init) => fetch(input, init)),
     maxResultBytes: host.maxResultBytes,
     upstream: host.upstream,
+    state: host.state ?? processState,
   };
 }
 

@@ -10,7 +10,25 @@ export type ErrorKind =
   | "rate_limited"
   | "upstream_error"
   | "upstream_unavailable"
-  | "timeout";
+  | "timeout"
+  /** Something this server itself depends on (its credential store, say) is out of reach for now. */
+  | "unavailable"
+  /** The caller cancelled the call before it finished. */
+  | "cancelled";
+
+/**
+ * Where the calling person connects an account a call needs (a server acting for many people asks
+ * each to connect their own): a page of the server, opened in a browser. The call answers with it
+ * as a URL elicitation where the client takes one, else as an error whose message carries it.
+ */
+export interface ConnectLink {
+  /** The page, with a single-use code in it. */
+  url: string;
+  /** Unique per link, for clients that track elicitations (2025-11-25 `elicitationId`). */
+  id: string;
+  /** What the person is asked, e.g. "Connect your PagerDuty account to continue." */
+  message: string;
+}
 
 export interface ToolErrorOptions {
   /** Whether the same call may succeed if repeated unchanged. Defaults by kind. */
@@ -20,12 +38,19 @@ export interface ToolErrorOptions {
   /** HTTP status of the upstream response, when there was one. */
   status?: number;
   cause?: unknown;
+  /** Where the caller connects the missing account (with kind `unauthenticated`). */
+  connect?: ConnectLink;
 }
 
 /** Longest wait `toText` states in seconds, in milliseconds (an hour). */
 const MAX_STATED_WAIT_MS = 3_600_000;
 
-const RETRYABLE_KINDS: ReadonlySet<ErrorKind> = new Set(["rate_limited", "upstream_unavailable", "timeout"]);
+const RETRYABLE_KINDS: ReadonlySet<ErrorKind> = new Set([
+  "rate_limited",
+  "upstream_unavailable",
+  "timeout",
+  "unavailable",
+]);
 
 /**
  * The one error type every tool throws. The message is what a model reads: it names the cause,
@@ -38,6 +63,7 @@ export class ToolError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly status: number | undefined;
+  readonly connect: ConnectLink | undefined;
 
   constructor(kind: ErrorKind, message: string, options: ToolErrorOptions = {}) {
     super(redact(message), options.cause === undefined ? undefined : { cause: options.cause });
@@ -45,6 +71,7 @@ export class ToolError extends Error {
     this.retryable = options.retryable ?? RETRYABLE_KINDS.has(kind);
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;
+    this.connect = options.connect;
   }
 
   /**

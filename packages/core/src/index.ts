@@ -9,5 +9,6 @@ export * from "./pagination.js";
 export * from "./results.js";
 export { sandboxFetch, sandboxHost } from "./sandbox.js";
 export * from "./secrets.js";
+export * from "./state.js";
 export * from "./tool.js";
 export * from "./upstream.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type CallScope, createContext, type Host, needsCredential, runScoped } from "./context.js";
+import { type CallScope, createContext, type Host, hostFor, needsCredential, runScoped } from "./context.js";
 import { ToolError, toToolError } from "./errors.js";
 import { capResult, compact, type Truncation } from "./results.js";
 import type { AnyToolDefinition } from "./tool.js";
@@ -20,7 +20,9 @@ export type ToolResult<T extends AnyToolDefinition> = z.output<T["output"]> & {
 
 /**
  * Runs one tool for any host: validates the arguments (unknown names included), checks credentials,
- * calls the handler, drops null fields and caps the size at `host.maxResultBytes`.
+ * calls the handler, drops null fields and caps the size at `host.maxResultBytes`. With
+ * `scope.principal` it runs on that person's view of the host (`host.forPrincipal`); either way
+ * `host.audit` hears of it once it is done.
  * Never throws: every failure comes back as a ToolError with a redacted message.
  */
 export async function invokeTool<T extends AnyToolDefinition>(
@@ -29,7 +31,25 @@ export async function invokeTool<T extends AnyToolDefinition>(
   host: Host,
   scope: CallScope = {},
 ): Promise<ToolOutcome<ToolResult<T>>> {
-  const outcome = await run(tool, args, host, scope);
+  const started = performance.now();
+  let upstreamRequests = 0;
+  const view = hostFor(host, scope);
+  const fetcher = view.fetch ?? ((input, init) => fetch(input, init));
+  const counted: Host = {
+    ...view,
+    fetch: (input, init) => {
+      upstreamRequests++;
+      return fetcher(input, init);
+    },
+  };
+  const outcome = await run(tool, args, view.audit ? counted : view, scope);
+  view.audit?.({
+    tool: tool.name,
+    principal: scope.principal,
+    outcome: outcome.ok ? "ok" : outcome.error.kind,
+    durationMs: performance.now() - started,
+    upstreamRequests,
+  });
   for (const observer of observers) observer(tool.name, outcome);
   return outcome as ToolOutcome<ToolResult<T>>;
 }

@@ -5,7 +5,14 @@ import { inspect } from "node:util";
  * them from any text, so an upstream that echoes a credential back in an error body, raw or
  * encoded, cannot leak it through a message or a log.
  */
-const knownForms = new Set<string>();
+const knownForms = new Map<string, number>();
+/**
+ * The secret values registered, oldest first, with their forms. A server acting for many people
+ * wraps every token it is handed and every refreshed one; past MAX_REGISTERED values the oldest
+ * (long expired, in practice) are forgotten, so memory and the cost of `redact()` stay bounded.
+ */
+const registered = new Map<string, readonly string[]>();
+const MAX_REGISTERED = 4_096;
 /** Whether some secret is shorter than MIN_ANYWHERE_LENGTH, so base64 runs must be decoded to find it. */
 let hasShortSecret = false;
 /**
@@ -58,8 +65,26 @@ function base64Cores(bytes: Buffer): string[] {
 /** Registers every form of a secret value for `redact()`; an empty value has nothing to hide. */
 function register(value: string): void {
   if (!value) return;
-  for (const form of formsOf(value)) knownForms.add(form);
+  const forms = registered.get(value);
+  registered.delete(value);
+  if (forms) return void registered.set(value, forms);
+  const added = [...formsOf(value)];
+  registered.set(value, added);
+  for (const form of added) knownForms.set(form, (knownForms.get(form) ?? 0) + 1);
   hasShortSecret ||= !isTelling(value);
+  if (registered.size > MAX_REGISTERED) forgetOldest();
+}
+
+/** Forgets the value registered longest ago, keeping forms another value shares. */
+function forgetOldest(): void {
+  const [oldest] = registered;
+  if (!oldest) return;
+  registered.delete(oldest[0]);
+  for (const form of oldest[1]) {
+    const count = (knownForms.get(form) ?? 1) - 1;
+    if (count > 0) knownForms.set(form, count);
+    else knownForms.delete(form);
+  }
 }
 
 /**
@@ -131,7 +156,7 @@ function carriesSecret(run: string): boolean {
 }
 
 function redactForms(text: string): string {
-  const present = [...knownForms].filter((form) => text.includes(form));
+  const present = [...knownForms.keys()].filter((form) => text.includes(form));
   return present.length ? text.replace(formsPattern(present), REDACTED) : text;
 }
 

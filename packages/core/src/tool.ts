@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Logger } from "./logger.js";
 import type { Secret } from "./secrets.js";
+import type { StateStore } from "./state.js";
 import type { UpstreamLimits } from "./upstream.js";
 
 /**
@@ -74,6 +75,8 @@ export interface ToolContext {
    * the toolkit's client to pass on to core's upstream policy; unset ones take its defaults.
    */
   upstream?: Partial<UpstreamLimits>;
+  /** State kept between requests, shared by every replica of the server (see `Host.state`). */
+  state: StateStore;
 }
 
 /**
@@ -129,6 +132,12 @@ export interface Sandbox {
   settings?: Readonly<Record<string, string>>;
 }
 
+/** What a host gives a toolkit's pages besides the request. */
+export interface PageServices {
+  /** The same store the toolkit's tools see as `context.state`. */
+  state: StateStore;
+}
+
 /** A toolkit as a host composes it. */
 export interface Toolkit {
   /** Short id used on the command line: `pager`, `sheets`, `marketing`. */
@@ -144,7 +153,7 @@ export interface Toolkit {
    * passes only requests under `pagesPath` and serves them outside MCP authentication, at the base
    * URL it gives tools as the `TOOLKITS_PUBLIC_URL` setting.
    */
-  pages?(request: Request): Promise<Response | undefined>;
+  pages?(request: Request, services: PageServices): Promise<Response | undefined>;
   /** The path prefix all of `pages` live under, e.g. `/sheets/picker/`. */
   pagesPath?: string;
 }

@@ -412,7 +412,7 @@ function networkFailure(
   if (error instanceof ToolError) return error;
   // A cancelled call's fetch rejects with whatever reason the caller gave, not always an AbortError.
   if (exchange.signal?.aborted)
-    return new ToolError("timeout", `${label} was cancelled.`, { retryable: false });
+    return new ToolError("cancelled", `${label} was cancelled.`, { retryable: false });
   const notRepeated = idempotent ? "" : answered ? EFFECT_UNKNOWN : NOT_REPEATED;
   if (timedOut) {
     const when = answered ? " while its answer was still arriving" : "";

@@ -144,7 +144,7 @@ describe("retry policy", () => {
     const pending = client().request({ method: "GET", path: "/thing", signal: controller.signal });
     setTimeout(() => controller.abort("the user pressed stop"), 20);
     const error = await failure(pending);
-    expect(error.toText()).toBe("timeout: GET /thing was cancelled.");
+    expect(error.toText()).toBe("cancelled: GET /thing was cancelled.");
     expect(seen).toHaveLength(1);
   });
 

@@ -93,3 +93,22 @@ describe("redact: secrets shorter than 6 characters", () => {
     expect(redact(text)).toBe(text);
   });
 });
+
+describe("redact: a long-running server wrapping ever new tokens", () => {
+  it("remembers the latest 4,096 values and forgets older ones, so memory and redaction time stay bounded", () => {
+    const tokens = Array.from({ length: 4_097 }, (_, i) => `rotating-token-${String(i).padStart(5, "0")}-x`);
+    for (const token of tokens) new Secret("PAGER_ACCESS_TOKEN", token);
+    expect(redact(`latest ${tokens[4_096]}`)).toBe("latest [redacted]");
+    expect(redact(`oldest ${tokens[1]}`)).toBe("oldest [redacted]");
+    expect(redact(`forgotten ${tokens[0]}`)).toBe(`forgotten ${tokens[0]}`);
+  });
+
+  it("keeps a value wrapped again recently, however long ago it was first seen", () => {
+    const first = "re-wrapped-token-value-1";
+    new Secret("GOOGLE_ACCESS_TOKEN", first);
+    for (let i = 0; i < 4_000; i++) new Secret("X", `filler-token-${i}-abcdef`);
+    new Secret("GOOGLE_ACCESS_TOKEN", first);
+    for (let i = 0; i < 200; i++) new Secret("X", `more-filler-${i}-abcdef`);
+    expect(redact(first)).toBe("[redacted]");
+  });
+});

@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
+import { memoryState, Secret, type StateStore } from "@toolkits/core";
 import { useToolkitSandbox } from "@toolkits/core/testing";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { handlePickerRequest, sheetsToolkit } from "../src/index.js";
+import { handlePickerRequest, PICKER_TTL_MS, sheetsToolkit } from "../src/index.js";
+import { findPickerSession, openPickerSession, recordPick } from "../src/picker/session.js";
 import { SANDBOX_TOKEN } from "../src/sandbox/index.js";
 import { CHROMIUM_ARGS, chromiumExecutable } from "./browser.js";
 import { SHEETS } from "./kit.js";
@@ -12,12 +14,16 @@ import { SHEETS } from "./kit.js";
 const CLIENT_ID = "1234567890-abcdefghijklmnop.apps.googleusercontent.com";
 const API_KEY = "AIzaSy-sandbox-picker-key";
 
+/** The store the tools and the pages share; it reads the clock when asked, so fake timers apply. */
+const state = memoryState(() => Date.now());
+/** handlePickerRequest as the host calls it, with the tools' store. */
+const serve = (request: Request) => handlePickerRequest(request, { state });
+
 /** Serves handlePickerRequest over node:http, as the composed server mounts it. */
 function pickerServer(): Server {
   return createServer(async (incoming, outgoing) => {
     const response =
-      (await handlePickerRequest(toRequest(incoming, await text(incoming)))) ??
-      new Response(null, { status: 404 });
+      (await serve(toRequest(incoming, await text(incoming)))) ?? new Response(null, { status: 404 });
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     outgoing.end(Buffer.from(await response.arrayBuffer()));
   });
@@ -38,7 +44,7 @@ function toRequest(incoming: IncomingMessage, body: string): Request {
 
 let server: Server;
 let base: string;
-const box = useToolkitSandbox(sheetsToolkit, SHEETS);
+const box = useToolkitSandbox(sheetsToolkit, { ...SHEETS, host: { state } });
 
 beforeAll(async () => {
   server = pickerServer();
@@ -66,14 +72,13 @@ async function pickerUrl(env: Record<string, string> = configured()): Promise<st
   return result.data?.url as string;
 }
 
-const post = (url: string, body: unknown) =>
-  handlePickerRequest(
-    new Request(`${url}/picked`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    }),
-  );
+const pickRequest = (url: string, body: unknown) =>
+  new Request(`${url}/picked`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+const post = (url: string, body: unknown) => serve(pickRequest(url, body));
 
 describe("Sheets.GenerateFilePickerUrl", () => {
   it("names every missing setting", async () => {
@@ -103,15 +108,15 @@ describe("Sheets.GenerateFilePickerUrl", () => {
 
 describe("handlePickerRequest", () => {
   it("leaves other paths to the caller and answers unknown sessions with 404", async () => {
-    expect(await handlePickerRequest(new Request(`${base}/mcp`))).toBeUndefined();
-    const unknown = await handlePickerRequest(new Request(`${base}/sheets/picker/AAAAAAAAAAAAAAAAAAAAAAAA`));
+    expect(await serve(new Request(`${base}/mcp`))).toBeUndefined();
+    const unknown = await serve(new Request(`${base}/sheets/picker/AAAAAAAAAAAAAAAAAAAAAAAA`));
     expect(unknown?.status).toBe(404);
     expect(await unknown?.text()).toContain("This picker link has expired or does not exist");
   });
 
   it("serves the page with the token in its body only, uncached", async () => {
     const url = await pickerUrl();
-    const page = await handlePickerRequest(new Request(url));
+    const page = await serve(new Request(url));
     expect(page?.status).toBe(200);
     expect(page?.headers.get("cache-control")).toBe("no-store");
     expect(page?.headers.get("referrer-policy")).toBe("no-referrer");
@@ -119,8 +124,8 @@ describe("handlePickerRequest", () => {
     expect(html).toContain(`"token":"${SANDBOX_TOKEN}"`);
     expect(html).toContain(`"appId":"1234567890"`);
     expect(html).toContain("https://apis.google.com/js/api.js");
-    expect((await handlePickerRequest(new Request(`${url}/picked`)))?.status).toBe(405);
-    expect((await handlePickerRequest(new Request(url, { method: "DELETE" })))?.status).toBe(405);
+    expect((await serve(new Request(`${url}/picked`)))?.status).toBe(405);
+    expect((await serve(new Request(url, { method: "DELETE" })))?.status).toBe(405);
   });
 
   it("takes one well-formed pick, then serves no token again", async () => {
@@ -134,7 +139,7 @@ describe("handlePickerRequest", () => {
       message: "Done: the agent can now use this spreadsheet. You can return to your agent.",
     });
     expect((await post(url, { files: [{ id: "def", name: "Other" }] }))?.status).toBe(409);
-    const after = (await (await handlePickerRequest(new Request(url)))?.text()) ?? "";
+    const after = (await (await serve(new Request(url)))?.text()) ?? "";
     expect(after).toContain("Budget &#60;2025&#62;");
     expect(after).not.toContain(SANDBOX_TOKEN);
   });
@@ -143,7 +148,87 @@ describe("handlePickerRequest", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const url = await pickerUrl();
     vi.setSystemTime(Date.now() + 10 * 60_000 + 1);
-    expect((await handlePickerRequest(new Request(url)))?.status).toBe(404);
+    expect((await serve(new Request(url)))?.status).toBe(404);
+  });
+
+  it("serves a link from any replica sharing the store, and records the pick there", async () => {
+    // Two replicas of a server: this toolkit, and a fresh copy of the package's modules, so that
+    // nothing outside the store they share (no module-level session) could carry the session.
+    const shared = memoryState();
+    vi.resetModules();
+    const replica = (await import("../src/index.js")).sheetsToolkit;
+    expect(replica).not.toBe(sheetsToolkit);
+    const pages = (kit: typeof sheetsToolkit, store: StateStore) => (request: Request) =>
+      kit.pages?.(request, { state: store });
+    const first = pages(sheetsToolkit, shared);
+    const second = pages(replica, shared);
+
+    // The first replica's tool opens the session.
+    const env = { ...box.env, GOOGLE_ACCESS_TOKEN: SANDBOX_TOKEN, ...configured() };
+    const client = await box.connect(env, { state: shared });
+    const url = (await client.call("Sheets.GenerateFilePickerUrl", {})).data?.url as string;
+    const id = url.split("/").pop() as string;
+
+    // Only a handler on the shared store knows it.
+    expect((await serve(new Request(url)))?.status).toBe(404);
+    const page = await second(new Request(url));
+    expect(page?.status).toBe(200);
+    expect(await page?.text()).toContain(`"token":"${SANDBOX_TOKEN}"`);
+
+    // The second replica takes the pick; it is in the store, without the token, and both refuse another.
+    expect((await second(pickRequest(url, { files: [{ id: "abc", name: "Budget" }] })))?.status).toBe(200);
+    const record = await shared.get<Record<string, unknown>>(`sheets:picker:${id}`);
+    expect(record?.picked).toEqual([{ id: "abc", name: "Budget" }]);
+    expect(JSON.stringify(record)).not.toContain(SANDBOX_TOKEN);
+    const again = { files: [{ id: "def", name: "Other" }] };
+    for (const replicaPages of [first, second]) {
+      expect((await replicaPages(pickRequest(url, again)))?.status).toBe(409);
+      const after = (await (await replicaPages(new Request(url)))?.text()) ?? "";
+      expect(after).toContain("Budget");
+      expect(after).not.toContain(SANDBOX_TOKEN);
+    }
+  });
+});
+
+describe("picker sessions", () => {
+  /** A store that also notes the time to live of every write. */
+  function recordingState() {
+    const store = memoryState();
+    const ttls: number[] = [];
+    const recording: StateStore = {
+      ...store,
+      set: (key, value, ttlMs) => {
+        ttls.push(ttlMs);
+        return store.set(key, value, ttlMs);
+      },
+    };
+    return { store: recording, ttls };
+  }
+
+  it("keeps a session under sheets:picker:<id> for 10 minutes, and a pick for the rest of them", async () => {
+    const { store, ttls } = recordingState();
+    const token = new Secret("GOOGLE_ACCESS_TOKEN", "ya29.session-test-token");
+    const session = await openPickerSession(store, { apiKey: API_KEY, appId: "42" }, token, 1_000);
+    expect(session.expiresAt).toBe(1_000 + PICKER_TTL_MS);
+    expect(await store.get(`sheets:picker:${session.id}`)).toEqual({
+      id: session.id,
+      config: { apiKey: API_KEY, appId: "42" },
+      token: "ya29.session-test-token",
+      expiresAt: 1_000 + PICKER_TTL_MS,
+    });
+
+    const found = await findPickerSession(store, session.id, 2_000);
+    expect(found?.token).toBeInstanceOf(Secret);
+    expect(found?.token.name).toBe("GOOGLE_ACCESS_TOKEN");
+    expect(found?.token.reveal()).toBe("ya29.session-test-token");
+    expect(await findPickerSession(store, session.id, 1_000 + PICKER_TTL_MS)).toBeUndefined();
+    expect(await findPickerSession(store, "unknown-session-id-0000", 2_000)).toBeUndefined();
+
+    await recordPick(store, session, [{ id: "abc", name: "Budget" }], 61_000);
+    expect(ttls).toEqual([PICKER_TTL_MS, PICKER_TTL_MS - 60_000]);
+    const picked = await findPickerSession(store, session.id, 62_000);
+    expect(picked?.picked).toEqual([{ id: "abc", name: "Budget" }]);
+    expect(picked?.token.reveal()).toBe("");
   });
 });
 
@@ -224,7 +309,7 @@ describe("the picker page in headless Chromium", () => {
       ]);
       expect(outside).toEqual([]);
       // The server kept the pick: the link now lists it and no longer opens the Picker.
-      const after = (await (await handlePickerRequest(new Request(url)))?.text()) ?? "";
+      const after = (await (await serve(new Request(url)))?.text()) ?? "";
       expect(after).toContain("Quarterly report");
       expect(after).not.toContain(SANDBOX_TOKEN);
     } finally {

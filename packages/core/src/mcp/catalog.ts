@@ -1,10 +1,10 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, InputRequiredResult, Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Host } from "../context.js";
 import { invokeTool, parseArguments } from "../invoke.js";
 import { toolNames } from "../names.js";
 import { type AnyToolDefinition, defineTool, type ToolHints } from "../tool.js";
-import { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 import { createToolSearch } from "./search.js";
 
 /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
@@ -12,14 +12,23 @@ export type CatalogMode = "full" | "search";
 
 export const CATALOG_MODES: readonly CatalogMode[] = ["full", "search"];
 
-type Call = (name: string, args: unknown, extra: McpCallExtra) => Promise<CallToolResult>;
+type Call = (
+  name: string,
+  args: unknown,
+  extra: McpCallExtra,
+) => Promise<CallToolResult | InputRequiredResult>;
 
 /** The two tools of the search catalogue, over the served `entries` of `tools`. */
 export interface SearchCatalog {
   listing: readonly Tool[];
   /** Whether `name` is one of the catalogue's own two tools. */
   handles(name: string): boolean;
-  call(name: string, args: unknown, extra: McpCallExtra, host: Host): Promise<CallToolResult>;
+  call(
+    name: string,
+    args: unknown,
+    extra: McpCallExtra,
+    host: Host,
+  ): Promise<CallToolResult | InputRequiredResult>;
 }
 
 const MAX_RESULTS = 20;
@@ -71,7 +80,7 @@ export function searchCatalog(
     handles: (name) => name === searchTools.name || name === callTool.name,
     async call(name, args, extra, host) {
       if (name === searchTools.name) {
-        return toCallToolResult(await invokeTool(searchTools, args, host, { signal: extra.signal }), own);
+        return toCallToolResult(await invokeTool(searchTools, args, host, callScope(extra)), own);
       }
       let target: { name: string; arguments: Record<string, unknown> };
       try {

@@ -11,6 +11,14 @@ export interface McpCallExtra {
   requestId?: string | number;
   /** Aborted when the client cancels the request or goes away. */
   signal: AbortSignal;
+  /** Who is calling, in the host's terms (`CallScope.principal`), when the transport knows. */
+  principal?: string;
+  /**
+   * How the client takes a URL elicitation, when it does: `error` (2025-11-25's
+   * URL-elicitation-required error) or `input_required` (2026-07-28). Set by `createMcpServer`
+   * from the client's declared capabilities; a transport may set it from what it remembers.
+   */
+  urlElicitation?: "error" | "input_required";
   /** The request's `_meta.progressToken`, when the client asked for progress. */
   progressToken?: string | number;
   /** Sends a notification related to this request (progress). */
@@ -60,9 +68,11 @@ export function errorResult(text: string): CallToolResult {
 
 export function callScope(extra: McpCallExtra): CallScope {
   const token = extra.progressToken;
-  if (token === undefined) return { signal: extra.signal };
+  const { signal, principal } = extra;
+  if (token === undefined) return { signal, principal };
   return {
-    signal: extra.signal,
+    signal,
+    principal,
     progress: ({ progress, total, message }) => {
       extra
         .notify({

@@ -1,11 +1,15 @@
 import type {
   CacheHint,
   CallToolResult,
+  ClientCapabilities,
   Implementation,
+  InputRequiredResult,
   McpServer as SdkServer,
+  ServerContext,
   Tool,
 } from "@modelcontextprotocol/server";
 import type { Host } from "../context.js";
+import type { ConnectLink } from "../errors.js";
 import { invokeTool } from "../invoke.js";
 import { type ToolNameForm, type ToolNames, toolNames } from "../names.js";
 import { loadPeer } from "../peers.js";
@@ -17,7 +21,14 @@ export { jsonSchema } from "../json-schema.js";
 export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
 
 // Loaded here, so a project without the MCP SDK learns which package to install.
-const { McpServer, ResourceNotFoundError } = await loadPeer(
+const {
+  CLIENT_CAPABILITIES_META_KEY,
+  McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  ResourceNotFoundError,
+  UrlElicitationRequiredError,
+  inputRequired,
+} = await loadPeer(
   () => import("@modelcontextprotocol/server"),
   "@toolkits/core/mcp",
   "@modelcontextprotocol/server",
@@ -64,10 +75,15 @@ export interface ToolRegistry {
   inputSchema(name: string): Tool["inputSchema"] | undefined;
   /**
    * Runs a tool by its name in either form. Unknown tools and every failure come back as `isError`
-   * results whose text names tools in the served form.
+   * results whose text names tools in the served form, except a call that needs the caller to
+   * connect an account, for a client taking URL elicitations (`extra.urlElicitation`): that is an
+   * input-required result (2026-07-28) or thrown as UrlElicitationRequiredError (2025-11-25, -32042).
    */
-  call(name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult>;
+  call(name: string, args: unknown, extra: McpCallExtra): Promise<CallResult>;
 }
+
+/** What a tool call answers: its result, or (2026-07-28) a request for the caller's input first. */
+export type CallResult = CallToolResult | InputRequiredResult;
 
 /**
  * Builds the registry for `tools`, served with credentials and settings from `host`.
@@ -90,10 +106,13 @@ export function createToolRegistry(
     const byServed = new Map(listing.map((entry) => [entry.name, entry.inputSchema]));
     return (name: string) => byServed.get(name) ?? byServed.get(names.served(names.canonical(name) ?? ""));
   };
-  const direct = async (name: string, args: unknown, extra: McpCallExtra): Promise<CallToolResult> => {
+  const direct = async (name: string, args: unknown, extra: McpCallExtra): Promise<CallResult> => {
     const tool = byName.get(names.canonical(name) ?? "");
     if (!tool) return unknownTool(name, options.catalog ?? "full");
-    return toCallToolResult(await invokeTool(tool, args, host, callScope(extra)), names);
+    const outcome = await invokeTool(tool, args, host, callScope(extra));
+    const connect = outcome.ok ? undefined : outcome.error.connect;
+    if (connect && extra.urlElicitation) return askToConnect(connect, extra.urlElicitation);
+    return toCallToolResult(outcome, names);
   };
   if (options.catalog !== "search")
     return { listing: entries, names, inputSchema: listed(entries), call: direct };
@@ -105,6 +124,34 @@ export function createToolRegistry(
     call: (name, args, extra) =>
       catalog.handles(name) ? catalog.call(name, args, extra, host) : direct(name, args, extra),
   };
+}
+
+/** The key of the connect request in an input-required result, which the client's retry answers under. */
+const CONNECT_INPUT = "connect";
+
+/**
+ * A URL elicitation sending the caller to `link`, in the form of the client's revision.
+ * @throws UrlElicitationRequiredError for a 2025-11-25 client: the SDK answers it as error -32042.
+ */
+function askToConnect(link: ConnectLink, form: "error" | "input_required"): InputRequiredResult {
+  const { url, message, id: elicitationId } = link;
+  if (form === "error")
+    throw new UrlElicitationRequiredError([{ mode: "url", elicitationId, url, message }], message);
+  return inputRequired({ inputRequests: { [CONNECT_INPUT]: inputRequired.elicitUrl({ message, url }) } });
+}
+
+/**
+ * How the client of a request takes a URL elicitation, if at all. A 2026-07-28 request declares
+ * its capabilities itself, and a retry that already answered the connect request gets the plain
+ * error (with the link) rather than being asked again; a 2025 client declared them at initialize.
+ */
+function urlElicitationOf(ctx: ServerContext, initialized: ClientCapabilities | undefined) {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  if (envelope?.[PROTOCOL_VERSION_META_KEY] === undefined)
+    return initialized?.elicitation?.url ? ("error" as const) : undefined;
+  const declared = envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const answered = ctx.mcpReq.inputResponses?.[CONNECT_INPUT] !== undefined;
+  return declared?.elicitation?.url && !answered ? ("input_required" as const) : undefined;
 }
 
 function unknownTool(name: string, catalog: CatalogMode): CallToolResult {
@@ -158,6 +205,7 @@ class RegistryServer extends McpServer {
         signal: ctx.mcpReq.signal,
         progressToken: ctx.mcpReq._meta?.progressToken,
         notify: (notification) => ctx.mcpReq.notify(notification),
+        urlElicitation: urlElicitationOf(ctx, low.getClientCapabilities()),
       }),
     );
     low.setRequestHandler("prompts/list", () => ({ prompts: [] }));

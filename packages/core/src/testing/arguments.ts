@@ -19,6 +19,8 @@ export interface JsonSchema {
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
+  /** For a record (an object with keys of its own choosing): the schema of its values, or `true` for any. */
+  additionalProperties?: boolean | JsonSchema;
   default?: unknown;
   description?: string;
 }
@@ -48,8 +50,31 @@ export interface ArgumentOptions {
   samples?: Readonly<Record<string, readonly unknown[]>>;
 }
 
+/**
+ * Names of `Object.prototype` members: as keys of plain objects they are found where nothing was
+ * set (`counts["constructor"]` is a function) or set the prototype (`target["__proto__"] = …`).
+ * Generated inputs use them as record keys, as keys inside JSON-object strings and as string values.
+ */
+export const PROTOTYPE_NAMES: readonly string[] = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "valueOf",
+];
+
+/** JSON objects that pollute `Object.prototype` where code merges them into plain objects unguarded. */
+const POLLUTING_JSON = [
+  '{"__proto__":{"polluted":"yes"}}',
+  '{"constructor":{"prototype":{"polluted":"yes"}}}',
+];
+
 // Strings that have broken URL building, path expansion and parsers elsewhere.
 const AWKWARD_STRINGS = [
+  ...PROTOTYPE_NAMES,
+  ...POLLUTING_JSON,
   ".",
   "..",
   "a/b",
@@ -67,8 +92,6 @@ const AWKWARD_STRINGS = [
   `'"\\`,
   "é漢字🙂",
   "\u0000\u001f",
-  "__proto__",
-  "constructor",
   "Sheet1!A1:B2",
   "2024-02-30T25:00:00Z",
   "2024-01-01T00:00:00Z",
@@ -76,7 +99,12 @@ const AWKWARD_STRINGS = [
 
 // Names no tool declares that code indexing plain objects could mistake for its own. (`__proto__`
 // is left out: the MCP SDK's request parsing drops it before a tool sees the arguments.)
-const AWKWARD_NAMES = ["constructor", "toString", "hasOwnProperty", "api_key", "LIMIT", "limit "];
+const AWKWARD_NAMES = [
+  ...PROTOTYPE_NAMES.filter((name) => name !== "__proto__"),
+  "api_key",
+  "LIMIT",
+  "limit ",
+];
 
 const MAX_ARRAY = 4;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -92,7 +120,7 @@ export function argumentsFor(
   const model = Object.fromEntries(
     Object.entries(properties).map(([name, property]) => [
       name,
-      withSamples(valueFor(property), options.samples?.[name]),
+      withSamples(valueFor(property), property, options.samples?.[name]),
     ]),
   );
   return fc.record(model, { requiredKeys: [...(schema.required ?? [])], noNullPrototype: true });
@@ -129,9 +157,78 @@ interface Broken {
   value: unknown;
 }
 
-function withSamples(generated: fc.Arbitrary<unknown>, samples: readonly unknown[] | undefined) {
-  return samples?.length ? fc.oneof(generated, fc.constantFrom(...samples)) : generated;
+/**
+ * `generated`, mixed with the known-good `samples` and, for samples that are JSON objects in a
+ * string (a request body, a map of cells), with copies holding a prototype-member key at each level.
+ */
+function withSamples(
+  generated: fc.Arbitrary<unknown>,
+  schema: JsonSchema,
+  samples: readonly unknown[] | undefined,
+) {
+  if (!samples?.length) return generated;
+  const fits = (text: string) =>
+    text.length >= (schema.minLength ?? 0) &&
+    (schema.maxLength === undefined || text.length <= schema.maxLength);
+  const variants = samples.flatMap(prototypeKeyVariants).filter(fits);
+  const known = [fc.constantFrom(...samples), ...(variants.length ? [fc.constantFrom(...variants)] : [])];
+  return fc.oneof(generated, ...known);
 }
+
+/** The most variants made of one sample: one key name at each level, besides its pollution payload. */
+const MAX_VARIANTS = 40;
+
+/**
+ * Copies of `sample`, when it is a string holding a JSON object, with one more key named like an
+ * `Object.prototype` member in one of its objects: holding a sibling's value (so the rest of the
+ * document stays valid) or a pollution payload. `__proto__` stays an own key, as JSON.parse makes it.
+ */
+export function prototypeKeyVariants(sample: unknown): string[] {
+  if (typeof sample !== "string" || !sample.trimStart().startsWith("{")) return [];
+  let document: unknown;
+  try {
+    document = JSON.parse(sample);
+  } catch {
+    return [];
+  }
+  const variants: string[] = [];
+  const objects = objectPaths(document);
+  for (const path of objects)
+    for (const name of PROTOTYPE_NAMES) {
+      const target = at(document, path) as Record<string, unknown>;
+      const sibling = Object.values(target)[0];
+      for (const value of [sibling ?? "x", { polluted: "yes" }]) {
+        const copy = JSON.parse(sample) as unknown;
+        Object.defineProperty(at(copy, path), name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+        variants.push(JSON.stringify(copy));
+      }
+    }
+  // Spread over the levels rather than the first level's names only.
+  const step = Math.max(1, Math.ceil(variants.length / MAX_VARIANTS));
+  return [...new Set(variants.filter((_, i) => i % step === 0))];
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The paths of every object in a JSON document, outermost first (to a depth of 4). */
+function objectPaths(value: unknown, path: string[] = []): string[][] {
+  if (path.length > 4) return [];
+  const own = isPlainObject(value) ? [path] : [];
+  const children =
+    typeof value === "object" && value !== null
+      ? Object.entries(value).flatMap(([key, child]) => objectPaths(child, [...path, key]))
+      : [];
+  return [...own, ...children];
+}
+
+const at = (value: unknown, path: readonly string[]): unknown =>
+  path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], value);
 
 /** A value satisfying one property's schema. */
 export function valueFor(schema: JsonSchema): fc.Arbitrary<unknown> {
@@ -152,10 +249,36 @@ export function valueFor(schema: JsonSchema): fc.Arbitrary<unknown> {
         maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY)),
       });
     case "object":
-      return argumentsFor(schema);
+      return schema.additionalProperties ? recordFor(schema) : argumentsFor(schema);
     default:
       return fc.jsonValue();
   }
+}
+
+/**
+ * An object with the schema's declared properties and keys of its own choosing, the names of
+ * `Object.prototype` members among them (each an own property, `__proto__` too).
+ */
+function recordFor(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
+  const extra = schema.additionalProperties;
+  const value = typeof extra === "object" ? valueFor(extra) : fc.jsonValue();
+  const declared = Object.keys(schema.properties ?? {});
+  const key = fc
+    .oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ minLength: 1, maxLength: 12 }))
+    .filter((name) => !declared.includes(name));
+  return fc
+    .tuple(argumentsFor(schema), fc.dictionary(key, value, { maxKeys: MAX_ARRAY, noNullPrototype: true }))
+    .map(([known, more]) => {
+      const record: Record<string, unknown> = { ...known };
+      for (const [name, item] of Object.entries(more))
+        Object.defineProperty(record, name, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      return record;
+    });
 }
 
 /**

@@ -22,11 +22,38 @@ export interface FuzzOptions {
   env?: () => Env;
 }
 
+/** `Object.prototype`'s own members as they are now: each name with its value, getter and setter. */
+function prototypeMembers(): Map<string, readonly unknown[]> {
+  const descriptors = Object.getOwnPropertyDescriptors(Object.prototype);
+  return new Map(
+    Object.entries(descriptors).map(([name, { value, get, set }]) => [name, [value, get, set]] as const),
+  );
+}
+
+/** The members of `Object.prototype` added, removed or replaced since `before`. */
+function prototypeChanges(before: Map<string, readonly unknown[]>): string[] {
+  const now = prototypeMembers();
+  const names = new Set([...before.keys(), ...now.keys()]);
+  return [...names].filter((name) => {
+    const [was, is] = [before.get(name), now.get(name)];
+    return !was || !is || was.some((part, i) => part !== is[i]);
+  });
+}
+
+/** Fails when a call has polluted `Object.prototype` (gained, lost or replaced a member). */
+function expectNothingPolluted(before: Map<string, readonly unknown[]>): void {
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(Object.keys(Object.prototype)).toEqual([]);
+  expect(prototypeChanges(before)).toEqual([]);
+}
+
 /**
  * Property-based input tests of `tools` over MCP against `box`'s sandbox, two per tool: arguments
  * that break the input schema are refused as `invalid_input` naming the parameter, sending nothing;
  * arguments that satisfy it get a result or a known error, and every request they send conforms to
- * the contract. Call it where `describe` may be called.
+ * the contract. Generated inputs include names of `Object.prototype` members (as unknown parameters,
+ * string values and keys in JSON-object strings); after every call `Object.prototype` must be as it
+ * was. Call it where `describe` may be called.
  */
 export function fuzzTools<S extends Sandbox>(
   box: ToolkitSandbox<S>,
@@ -40,6 +67,7 @@ export function fuzzTools<S extends Sandbox>(
 
     it("refuses arguments that break its input schema as invalid_input naming the parameter, sending nothing", async () => {
       const client = await connect();
+      const prototype = prototypeMembers();
       await fc.assert(
         fc.asyncProperty(invalidArgumentsFor(schema, samples()), async ({ args, parameter }) => {
           const before = box.requests.length;
@@ -47,13 +75,15 @@ export function fuzzTools<S extends Sandbox>(
           expect(result.text).toMatch(/^invalid_input: /);
           expect(namesParameter(result.text, parameter), result.text).toBe(true);
           expect(box.requests.length).toBe(before);
+          expectNothingPolluted(prototype);
         }),
         { numRuns: options.runs },
       );
     });
 
-    it("answers arguments that satisfy its schema with a result or a known error, sending conforming requests", async () => {
+    it("answers arguments that satisfy its schema with a result or a known error, sending conforming requests and polluting nothing", async () => {
       const client = await connect();
+      const prototype = prototypeMembers();
       await fc.assert(
         fc.asyncProperty(argumentsFor(schema, samples()), async (args) => {
           const before = box.requests.length;
@@ -61,6 +91,7 @@ export function fuzzTools<S extends Sandbox>(
           if (result.isError) expect(result.text).toMatch(options.knownError);
           const sent = box.requests.slice(before);
           expect(sent.flatMap((request) => options.contract?.problems(request) ?? [])).toEqual([]);
+          expectNothingPolluted(prototype);
         }),
         { numRuns: options.runs },
       );

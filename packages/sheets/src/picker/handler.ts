@@ -1,5 +1,6 @@
+import type { PageServices } from "@toolkits/core";
 import { messagePage, pickerPage } from "./page.js";
-import { findPickerSession, type PickedFile } from "./session.js";
+import { findPickerSession, type PickedFile, recordPick } from "./session.js";
 
 /** Path prefix of every picker URL; the session id follows it. */
 export const PICKER_PATH = "/sheets/picker/";
@@ -26,7 +27,8 @@ const json = (status: number, body: unknown) =>
   });
 
 /**
- * Serves the file picker for the composed server (mount it on any fetch-style HTTP server):
+ * Serves the file picker for the composed server (mount it on any fetch-style HTTP server), its
+ * sessions read from and written to `services.state`, the store the tools opened them in:
  * - `GET /sheets/picker/<session>`: the picker page (HTML), while the session lives (10 minutes) and no pick was reported;
  * - `POST /sheets/picker/<session>/picked` with JSON `{files: [{id, name, url?, mimeType?}]}`: records the pick,
  *   ends the session and answers `{files, message}` (400 for a malformed body, 409 when already picked,
@@ -34,11 +36,14 @@ const json = (status: number, body: unknown) =>
  * Unknown or expired sessions get a 404 page; other methods 405.
  * @returns `undefined` when the path is not under `/sheets/picker/`, so the caller can route it elsewhere.
  */
-export async function handlePickerRequest(request: Request): Promise<Response | undefined> {
+export async function handlePickerRequest(
+  request: Request,
+  services: PageServices,
+): Promise<Response | undefined> {
   const { pathname } = new URL(request.url);
   if (!pathname.startsWith(PICKER_PATH)) return undefined;
   const match = ROUTE.exec(pathname);
-  const session = match?.[1] ? findPickerSession(match[1]) : undefined;
+  const session = match?.[1] ? await findPickerSession(services.state, match[1]) : undefined;
   if (!match || !session) {
     return html(
       404,
@@ -57,7 +62,7 @@ export async function handlePickerRequest(request: Request): Promise<Response | 
     const files = pickedFiles(await request.json().catch(() => undefined));
     if (!files)
       return json(400, { error: `Send JSON {"files": [{"id", "name"}]} with 1 to ${MAX_FILES} files.` });
-    session.picked = files;
+    await recordPick(services.state, session, files);
     return json(200, {
       files: files.map(({ id, name }) => ({ id, name })),
       message: `Done: the agent can now use ${files.length === 1 ? "this spreadsheet" : `these ${files.length} spreadsheets`}. You can return to your agent.`,

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { Secret } from "@toolkits/core";
+import { accessTokenVariable, Secret, type StateStore } from "@toolkits/core";
+import { GOOGLE } from "../scopes.js";
 
 /** How long a picker link works, in milliseconds. */
 export const PICKER_TTL_MS = 10 * 60_000;
-/** Oldest sessions are dropped past this many, so abandoned links cannot pile up. */
-const MAX_SESSIONS = 100;
 
 /** What the picker page needs from configuration. */
 export interface PickerConfig {
@@ -32,31 +31,69 @@ export interface PickerSession {
   picked?: PickedFile[];
 }
 
-// In memory: a link only has to outlive the few minutes the user takes to pick.
-const sessions = new Map<string, PickerSession>();
+/** A session as the state store holds it (JSON): the token as its raw value, which the host's store may encrypt. */
+interface StoredSession extends Omit<PickerSession, "token"> {
+  token: string;
+}
 
-/** Starts a session bound to `token`; its id is the only secret in the picker URL. */
-export function openPickerSession(config: PickerConfig, token: Secret, now = Date.now()): PickerSession {
-  sweep(now);
-  // Maps iterate in insertion order, so the first key is the oldest.
-  const oldest = sessions.keys().next();
-  if (sessions.size >= MAX_SESSIONS && !oldest.done) sessions.delete(oldest.value);
-  const session = {
+/** The state-store key of a session. */
+const keyOf = (id: string) => `sheets:picker:${id}`;
+
+// Named as the host names the Google token it hands the tools.
+const TOKEN_NAME = accessTokenVariable(GOOGLE);
+
+/**
+ * Starts a session bound to `token`, kept in `state` (shared by every replica of the server) for
+ * PICKER_TTL_MS; its id is the only secret in the picker URL.
+ */
+export async function openPickerSession(
+  state: StateStore,
+  config: PickerConfig,
+  token: Secret,
+  now = Date.now(),
+): Promise<PickerSession> {
+  const session: PickerSession = {
     id: randomBytes(24).toString("base64url"),
     config,
     token,
     expiresAt: now + PICKER_TTL_MS,
   };
-  sessions.set(session.id, session);
+  await state.set(keyOf(session.id), stored(session), PICKER_TTL_MS);
   return session;
 }
 
-/** The live session with this id; `undefined` when unknown or expired. */
-export function findPickerSession(id: string, now = Date.now()): PickerSession | undefined {
-  sweep(now);
-  return sessions.get(id);
+/** The live session with this id in `state`; `undefined` when unknown or expired. */
+export async function findPickerSession(
+  state: StateStore,
+  id: string,
+  now = Date.now(),
+): Promise<PickerSession | undefined> {
+  const record = await state.get<StoredSession>(keyOf(id));
+  // The store expires entries too; the session's own expiry holds even where its clock is coarser.
+  if (!record || typeof record.token !== "string" || !(record.expiresAt > now)) return undefined;
+  return { ...record, token: new Secret(TOKEN_NAME, record.token) };
 }
 
-function sweep(now: number): void {
-  for (const [id, session] of sessions) if (session.expiresAt <= now) sessions.delete(id);
+/**
+ * Records the files the user picked on `session`, in `state`, for the rest of the session's life:
+ * from then on it serves no token again (its record drops the token). A session already expired is
+ * removed instead.
+ */
+export async function recordPick(
+  state: StateStore,
+  session: PickerSession,
+  files: PickedFile[],
+  now = Date.now(),
+): Promise<void> {
+  const left = session.expiresAt - now;
+  if (left <= 0) {
+    await state.delete(keyOf(session.id));
+    return;
+  }
+  await state.set(keyOf(session.id), stored({ ...session, picked: files }), left);
+}
+
+function stored({ token, ...session }: PickerSession): StoredSession {
+  // A picked session serves no token again, so its record keeps none.
+  return { ...session, token: session.picked ? "" : token.reveal() };
 }

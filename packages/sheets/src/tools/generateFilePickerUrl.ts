@@ -48,7 +48,11 @@ export const generateFilePickerUrl = defineTool({
         { retryable: false },
       );
     }
-    const session = openPickerSession({ apiKey, appId }, (await context.credential()).value);
+    const session = await openPickerSession(
+      context.state,
+      { apiKey, appId },
+      (await context.credential()).value,
+    );
     return {
       url: `${publicUrl.replace(/\/+$/, "")}${PICKER_PATH}${session.id}`,
       expires_at: new Date(session.expiresAt).toISOString(),
