@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { type Host, type Logger, memoryState } from "@toolkits/core";
 import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
@@ -40,17 +41,24 @@ async function main(): Promise<void> {
 async function serve(options: ServerOptions): Promise<void> {
   const logger = stderrLogger(options.logLevel);
   const { toolkits, tools } = selectTools(options);
-  const pages = toolkitPages(toolkits);
-  const build = async (pagesUrl: string | undefined) => {
+  const team = options.credentials === "per-user" ? await openTeam(options, logger) : undefined;
+  // One store for the tools and the pages, so a page serves the session a tool opened.
+  const state = team?.state ?? memoryState();
+  const pages = toolkitPages(toolkits, state);
+  const hostFor = async (pagesUrl: string | undefined) => {
     const hostOptions = {
       logger,
       maxResultBytes: options.maxResultBytes,
       upstream: options.upstream,
       pagesUrl,
+      state,
     };
     const sandbox = options.sandbox ? deferredSandboxHost(toolkits, hostOptions) : undefined;
     const host = sandbox?.host ?? environmentHost(hostOptions);
-    if (!sandbox) await warnMissingCredentials(toolkits, host);
+    if (!sandbox && !team) await warnMissingCredentials(toolkits, host);
+    return { host, ready: sandbox?.ready };
+  };
+  const registryFor = (host: Host, ready?: () => Promise<void>) => {
     // Built once: every request, over either transport, reads this registry.
     const registry = createToolRegistry(tools, host, {
       names: options.toolNames,
@@ -58,19 +66,39 @@ async function serve(options: ServerOptions): Promise<void> {
       prebuilt: prebuiltListing(),
       mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
     });
-    return sandbox ? callingAfter(sandbox.ready, registry) : registry;
+    return ready ? callingAfter(ready, registry) : registry;
   };
   if (options.transport === "stdio") {
     const pagesUrl = pages && (await servePagesOnLoopback(pages));
-    return serveStdio(await build(pagesUrl), logger, {
+    const { host, ready } = await hostFor(pagesUrl);
+    return serveStdio(registryFor(host, ready), logger, {
       maxMessageBytes: options.maxMessageBytes,
       shutdownGraceMs: options.shutdownGraceMs,
     });
   }
   // Loaded only for HTTP: the auth stack stays out of a stdio start-up.
   const { listenHttp } = await import("./http.js");
-  const listening = await listenHttp(options, logger);
-  listening.serve(await build(listening.publicUrl), pages);
+  const listening = await listenHttp(options, logger, team);
+  const { host, ready } = await hostFor(listening.publicUrl);
+  const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
+  listening.serve(registryFor(serving?.host ?? host, ready), pages, serving);
+}
+
+/**
+ * The per-user parts, opened before anything listens so the pages and tools share its store.
+ * @throws Error when per-user serving is asked of stdio or the sandbox, or its store cannot open.
+ */
+async function openTeam(options: ServerOptions, logger: Logger) {
+  if (options.transport !== "http")
+    throw new Error(
+      "--credentials per-user needs --transport http: over stdio there is one person, who signs in with `toolkits-mcp login`.",
+    );
+  if (options.sandbox)
+    throw new Error(
+      "--credentials per-user cannot run on --sandbox, whose fakes accept one shared identity.",
+    );
+  const { openTeam: open } = await import("./team/index.js");
+  return open(options, process.env, logger);
 }
 
 /** The registry with every call waiting for `ready` first. */

@@ -5,6 +5,7 @@ import {
   type Host,
   type Logger,
   type MissingCredential,
+  type StateStore,
   sandboxHost,
   type Toolkit,
   tokensFromEnv,
@@ -21,6 +22,8 @@ export interface HostOptions {
   upstream?: Partial<UpstreamLimits>;
   /** Where the toolkits' pages are served, given to tools as `TOOLKITS_PUBLIC_URL`. */
   pagesUrl?: string;
+  /** Where toolkits keep state between requests; the pages are given the same store. */
+  state?: StateStore;
 }
 
 const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
@@ -36,6 +39,7 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
     logger: options.logger,
     maxResultBytes: options.maxResultBytes,
     upstream: options.upstream,
+    state: options.state,
     settings: withPagesUrl((name) => env[name] || undefined, options.pagesUrl),
     tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
     howToSupply: signinAdvice,
@@ -85,6 +89,7 @@ export function deferredSandboxHost(toolkits: Toolkit[], options: HostOptions): 
       logger: options.logger,
       maxResultBytes: options.maxResultBytes,
       upstream: options.upstream,
+      state: options.state,
     },
   };
 }
@@ -95,6 +100,7 @@ async function fakesHost(toolkits: Toolkit[], options: HostOptions): Promise<Hos
     logger: options.logger,
     maxResultBytes: options.maxResultBytes,
     upstream: options.upstream,
+    state: options.state,
   });
   return { ...host, settings: withPagesUrl(host.settings, options.pagesUrl) };
 }

@@ -9,10 +9,16 @@ import {
 import type { Logger } from "@toolkits/core";
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from "jose";
 
+/** A static bearer token, optionally named after the person it belongs to (`alice:<token>`). */
+export interface StaticToken {
+  name?: string;
+  token: string;
+}
+
 /** How HTTP callers authenticate, from `MCP_HTTP_BEARER_TOKENS` and `MCP_OAUTH_*`. */
 export interface HttpAuthConfig {
   /** Static bearer tokens; any one is accepted. */
-  staticTokens: string[];
+  staticTokens: StaticToken[];
   /** OAuth access tokens verified as JWTs against the issuer's JWKS, for this audience. */
   oauth?: { issuer: string; audience: string; jwksUrl: string };
 }
@@ -34,8 +40,9 @@ export interface TokenPolicy {
  * @throws Error for an incomplete OAuth configuration, or weak static tokens off loopback.
  */
 export function authConfigFromEnv(env: NodeJS.ProcessEnv, policy: TokenPolicy): HttpAuthConfig | undefined {
-  const entries = env.MCP_HTTP_BEARER_TOKENS?.split(",").map((token) => token.trim());
-  const staticTokens = entries?.filter(Boolean) ?? [];
+  const parsed = env.MCP_HTTP_BEARER_TOKENS?.split(",").map((entry) => staticToken(entry.trim()));
+  const staticTokens = parsed?.filter((entry) => entry.token) ?? [];
+  const entries = parsed?.map((entry) => entry.token);
   const weakness = entries && tokenWeakness(entries);
   if (weakness && !policy.loopback) throw new Error(`${weakness} ${MAKE_TOKEN}`);
   if (weakness) {
@@ -49,6 +56,60 @@ export function authConfigFromEnv(env: NodeJS.ProcessEnv, policy: TokenPolicy): 
   }
   const oauth = issuer && audience && jwksUrl ? { issuer, audience, jwksUrl } : undefined;
   return staticTokens.length || oauth ? { staticTokens, oauth } : undefined;
+}
+
+/** A person's name before the token: letters, digits and `._@-`, up to 64 characters. */
+const NAMED_TOKEN = /^([A-Za-z0-9._@-]{1,64}):(.*)$/;
+
+/** `alice:<token>` → a named token; anything else is a token without a name. */
+function staticToken(entry: string): StaticToken {
+  const named = NAMED_TOKEN.exec(entry);
+  return named?.[1] && named[2] !== undefined ? { name: named[1], token: named[2] } : { token: entry };
+}
+
+/** The principal of a named static token's holder. */
+export const tokenPrincipal = (name: string): string => `token:${name}`;
+
+/** The principal of a verified JWT's subject: its issuer and subject. */
+export const subjectPrincipal = (issuer: string, subject: string): string => `${issuer}#${subject}`;
+
+/**
+ * Who a request is from when its token identifies a person (`AuthInfo.extra.principal`, set by
+ * `tokenVerifier`): a named static token or a JWT with a subject.
+ */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  const principal = auth?.extra?.principal;
+  return typeof principal === "string" ? principal : undefined;
+}
+
+/**
+ * The principal a named static token belongs to, by the same constant-time comparison the front
+ * door uses; undefined for an unknown or unnamed token. For the connect pages' sign-in form.
+ */
+export function namedTokenPrincipal(
+  config: HttpAuthConfig | undefined,
+): (token: string) => string | undefined {
+  const named = (config?.staticTokens ?? []).flatMap((entry) =>
+    entry.name ? [{ name: entry.name, digest: digest(entry.token) }] : [],
+  );
+  return (token) => {
+    const presented = digest(token);
+    const match = named.filter((candidate) => timingSafeEqual(candidate.digest, presented))[0];
+    return match && tokenPrincipal(match.name);
+  };
+}
+
+/**
+ * Why `config` cannot tell people apart, for `--credentials per-user`; undefined when it can.
+ */
+export function perUserProblem(config: HttpAuthConfig | undefined): string | undefined {
+  const set =
+    "set MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL (each person's access token names them), or name every static token: MCP_HTTP_BEARER_TOKENS=alice:<token>,bob:<token>.";
+  if (!config) return `Per-user credentials need to know who is calling: ${set}`;
+  const unnamed = config.staticTokens.filter((entry) => !entry.name).length;
+  if (unnamed)
+    return `Per-user credentials need a person for every token, but ${counted(unnamed, "token has", "tokens have")} no name: ${set}`;
+  return undefined;
 }
 
 /** What is wrong with the static token list, never quoting a token; undefined when nothing is. */
@@ -107,13 +168,17 @@ const CLOCK_SKEW_SECONDS = 30;
  * future. Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
  */
 export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthTokenVerifier {
-  const known = config.staticTokens.map(digest);
+  const known = config.staticTokens.map((entry) => ({ name: entry.name, digest: digest(entry.token) }));
   const keys = config.oauth && remoteKeySet(new URL(config.oauth.jwksUrl), logger);
   return {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const presented = digest(token);
-      if (known.some((candidate) => timingSafeEqual(candidate, presented))) {
-        return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS };
+      // Every candidate is compared, so the time taken does not tell which one matched.
+      const matches = known.filter((candidate) => timingSafeEqual(candidate.digest, presented));
+      if (matches[0]) {
+        const name = matches[0].name;
+        const extra = name ? { principal: tokenPrincipal(name) } : undefined;
+        return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS, extra };
       }
       if (!keys || !config.oauth) throw new OAuthError(OAuthErrorCode.InvalidToken, "Unknown bearer token");
       const { payload } = await jwtVerify(token, keys, {
@@ -131,11 +196,13 @@ export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthToke
         );
       }
       const scope = typeof payload.scope === "string" ? payload.scope : "";
+      const subject = typeof payload.sub === "string" && payload.sub ? payload.sub : undefined;
       return {
         token,
         clientId: String(payload.client_id ?? payload.azp ?? payload.sub ?? "unknown"),
         scopes: scope.split(" ").filter(Boolean),
         expiresAt: payload.exp ?? 0,
+        extra: subject && payload.iss ? { principal: subjectPrincipal(payload.iss, subject) } : undefined,
       };
     },
   };

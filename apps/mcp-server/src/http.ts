@@ -11,6 +11,7 @@ import {
   bearerAuthChallengeResponse,
   createMcpHandler,
   localhostAllowedHostnames,
+  ProtocolError,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
@@ -19,11 +20,15 @@ import {
   authenticate,
   type HttpAuthConfig,
   KeySetUnavailable,
+  perUserProblem,
+  principalOf,
   tokenVerifier,
 } from "./http-auth.js";
 import type { ServerOptions } from "./options.js";
-import { type Pages, pathOf } from "./pages.js";
+import { type Pages, pathOf, serveFetch } from "./pages.js";
 import { createServerFor } from "./server.js";
+import type { Team, TeamServing } from "./team/index.js";
+import { isConnectPath } from "./team/paths.js";
 
 export interface HttpOptions {
   host: string;
@@ -57,6 +62,8 @@ export interface HttpOptions {
   publicUrl?: string;
   /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
   pages?: Pages;
+  /** Per-user serving: every call acts as its caller, who connects accounts at `/connect`. */
+  team?: TeamServing;
 }
 
 const MCP_PATH = "/mcp";
@@ -69,8 +76,13 @@ export interface ListeningHttp {
   server: NodeServer;
   /** The server's externally visible base URL: `--public-url`, else the bound address. */
   publicUrl: string;
-  /** Starts answering requests from `registry`, with the toolkits' `pages` outside authentication. */
-  serve(registry: ToolRegistry, pages?: Pages): void;
+  /** The authentication it checks, from the environment. */
+  auth: HttpAuthConfig | undefined;
+  /**
+   * Starts answering requests from `registry`, with the toolkits' `pages` outside authentication,
+   * and, per user, `team`'s connect pages, with every call made as its caller.
+   */
+  serve(registry: ToolRegistry, pages?: Pages, team?: TeamServing): void;
   /**
    * Shuts down politely: stops accepting connections, answers any new request 503 and every answer
    * from then on with `Connection: close`, and lets calls in flight finish for up to
@@ -92,7 +104,10 @@ export interface ListeningHttp {
  * Connections are bounded before any request: see `connectionLimits`.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
-export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logger): Promise<ListeningHttp> {
+export async function bindHttp(
+  options: Omit<HttpOptions, "pages" | "team">,
+  logger: Logger,
+): Promise<ListeningHttp> {
   if (!isLoopback(options.host) && !options.auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
@@ -107,8 +122,9 @@ export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logg
   return {
     server,
     publicUrl,
-    serve(registry, pages) {
-      const admit = admission(registry, { ...options, pages, publicUrl }, drain, logger);
+    auth: options.auth,
+    serve(registry, pages, team) {
+      const admit = admission(registry, { ...options, pages, team, publicUrl }, drain, logger);
       server.on("request", (req: IncomingMessage, res: ServerResponse) => {
         drain.track(res);
         admit(req, res).catch((error: unknown) => {
@@ -132,7 +148,7 @@ export async function bindHttp(options: Omit<HttpOptions, "pages">, logger: Logg
  * `connectionsCheckingInterval` (30 s by default, which made them that much later).
  * `keepAliveTimeout` closes a connection idle between requests (Node adds 1 s to what it advertises).
  */
-function connectionLimits(options: Omit<HttpOptions, "pages">) {
+function connectionLimits(options: Omit<HttpOptions, "pages" | "team">) {
   return {
     headersTimeout: options.headerTimeoutMs,
     requestTimeout: options.headerTimeoutMs + options.bodyTimeoutMs,
@@ -145,7 +161,11 @@ function connectionLimits(options: Omit<HttpOptions, "pages">) {
  * Caps open connections: Node closes one over `maxConnections` as soon as it is accepted. Warns
  * once each time the cap is reached, not for every connection refused.
  */
-function limitConnections(server: NodeServer, options: Omit<HttpOptions, "pages">, logger: Logger): void {
+function limitConnections(
+  server: NodeServer,
+  options: Omit<HttpOptions, "pages" | "team">,
+  logger: Logger,
+): void {
   server.maxConnections = options.maxConnections;
   let full = false;
   server.on("connection", () => {
@@ -198,6 +218,7 @@ function admission(
       return json(res, 200, { status: "ok", tools: registry.listing.length });
     if (path === METADATA_PATH && options.auth && req.method === "GET") return json(res, 200, metadata);
     if (options.pages?.owns(path)) return options.pages.serve(req, res);
+    if (options.team && isConnectPath(path)) return serveFetch(options.team.pages, req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };
 }
@@ -290,9 +311,12 @@ function mcpEndpoint(
 ): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void) => Promise<void> {
   const calls = new CallsInFlight();
   const onerror = (error: Error) => logger.debug("MCP request refused", { error: error.message });
+  const { team } = options;
   const handler = createMcpHandler(
-    ({ authInfo, requestInfo }) =>
-      createServerFor(calls.tracking(registry, callerOf(authInfo), requestInfo?.signal)),
+    ({ authInfo, requestInfo }) => {
+      const tracked = calls.tracking(registry, callerOf(authInfo), requestInfo?.signal);
+      return createServerFor(team ? asCaller(tracked, team, authInfo, requestInfo?.headers) : tracked);
+    },
     { onerror, maxRequestBodySize: options.maxBodyBytes },
   );
   const verifier = options.auth && tokenVerifier(options.auth, logger);
@@ -308,6 +332,13 @@ function mcpEndpoint(
         return sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
       }
     }
+    if (team && !principalOf(authInfo)) {
+      return rpcError(
+        res,
+        403,
+        "This server acts for each person separately, but your access token names nobody (it has no subject).",
+      );
+    }
     let body: unknown;
     if (req.method === "POST") {
       const read = await readJson(req, options.maxBodyBytes);
@@ -321,21 +352,82 @@ function mcpEndpoint(
       }
       const cancelled = cancelledRequestId(body);
       if (cancelled !== undefined) calls.cancel(callerOf(authInfo), cancelled);
+      if (team && authInfo) await rememberClient(team, authInfo, body, logger);
     }
     const signal = exchangeSignal(res, options.requestTimeoutMs, graceOver);
     const call = plainLegacyCall(body, req.headers);
     if (call) {
       const tracked = calls.tracking(registry, callerOf(authInfo), signal);
-      const result = await tracked.call(call.name, call.arguments, {
-        requestId: call.id,
-        signal,
-        notify: noNotify,
-      });
-      if (!res.headersSent) json(res, 200, { jsonrpc: "2.0", id: call.id, result });
+      const served = team ? asCaller(tracked, team, authInfo, req.headers) : tracked;
+      const answer = await served
+        .call(call.name, call.arguments, { requestId: call.id, signal, notify: noNotify })
+        .then(
+          (result) => ({ jsonrpc: "2.0", id: call.id, result }),
+          (error: unknown) => {
+            // The one error a tool call answers as a JSON-RPC error: a 2025 URL elicitation.
+            if (!(error instanceof ProtocolError)) throw error;
+            return {
+              jsonrpc: "2.0",
+              id: call.id,
+              error: { code: error.code, message: error.message, data: error.data },
+            };
+          },
+        );
+      if (!res.headersSent) json(res, 200, answer);
       return;
     }
     await sendResponse(res, await handler.fetch(webRequest(req, signal), { authInfo, parsedBody: body }));
   };
+}
+
+/**
+ * The registry as the person behind `authInfo` calls it: every call runs as them, and a 2025
+ * client's URL elicitation support (not sent with each request, unlike 2026-07-28's) is what it
+ * declared at its last `initialize`.
+ */
+function asCaller(
+  registry: ToolRegistry,
+  team: TeamServing,
+  authInfo: AuthInfo | undefined,
+  headers: Headers | IncomingMessage["headers"] | undefined,
+): ToolRegistry {
+  const principal = principalOf(authInfo);
+  const version =
+    headers instanceof Headers ? headers.get("mcp-protocol-version") : headers?.["mcp-protocol-version"];
+  const legacy = version === undefined || version === null || LEGACY_REVISIONS.includes(String(version));
+  return {
+    ...registry,
+    call: async (name, args, extra) => {
+      const remembered =
+        legacy && !extra.urlElicitation && principal && authInfo
+          ? await team.recallClient(principal, authInfo.clientId).catch(() => false)
+          : false;
+      return registry.call(name, args, {
+        ...extra,
+        principal,
+        urlElicitation: extra.urlElicitation ?? (remembered ? "error" : undefined),
+      });
+    },
+  };
+}
+
+/** Records whether the client in an `initialize` request declared URL elicitation. */
+async function rememberClient(
+  team: TeamServing,
+  authInfo: AuthInfo,
+  body: unknown,
+  logger: Logger,
+): Promise<void> {
+  const message = body as {
+    method?: unknown;
+    params?: { capabilities?: { elicitation?: { url?: unknown } } };
+  };
+  const principal = principalOf(authInfo);
+  if (message?.method !== "initialize" || !principal) return;
+  const url = message.params?.capabilities?.elicitation?.url !== undefined;
+  await team.rememberClient(principal, authInfo.clientId, url).catch((error: unknown) => {
+    logger.warn("could not remember the client's capabilities", { error: (error as Error).message });
+  });
 }
 
 const INVALID_REQUEST = -32600;
@@ -600,26 +692,36 @@ const FLUSH_MS = 1_000;
 
 /**
  * Binds with authentication from the environment and serves, once given the registry, until
- * SIGTERM or SIGINT; then drains (see `ListeningHttp.close`) and exits with 0.
- * @throws Error for weak or incomplete authentication settings (see `authConfigFromEnv`).
+ * SIGTERM or SIGINT; then drains (see `ListeningHttp.close`), closes the team's store and exits with 0.
+ * @throws Error for weak or incomplete authentication settings (see `authConfigFromEnv`), or, with
+ *   `team`, authentication that cannot tell people apart (see `perUserProblem`).
  */
-export async function listenHttp(options: ServerOptions, logger: Logger): Promise<ListeningHttp> {
+export async function listenHttp(
+  options: ServerOptions,
+  logger: Logger,
+  team?: Team,
+): Promise<ListeningHttp> {
   const policy = { loopback: isLoopback(options.host), warn: (message: string) => logger.warn(message) };
-  const listening = await bindHttp({ ...options, auth: authConfigFromEnv(process.env, policy) }, logger);
+  const auth = authConfigFromEnv(process.env, policy);
+  const problem = team && perUserProblem(auth);
+  if (problem) throw new Error(problem);
+  const listening = await bindHttp({ ...options, auth }, logger);
   const shutdown = async (signal: string) => {
     logger.warn("shutting down: finishing in-flight requests", { signal, graceMs: options.shutdownGraceMs });
     await listening.close();
+    await team?.close().catch(() => {});
     process.exit(0);
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
   return {
     ...listening,
-    serve(registry, pages) {
-      listening.serve(registry, pages);
+    serve(registry, pages, serving) {
+      listening.serve(registry, pages, serving);
       logger.warn("serving Streamable HTTP", {
         url: `${localUrl(listening.server)}${MCP_PATH}`,
         tools: registry.listing.length,
+        credentials: serving ? "per-user" : "shared",
       });
     },
   };

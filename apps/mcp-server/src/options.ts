@@ -9,6 +9,8 @@ import type { CatalogMode } from "@toolkits/core/mcp";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { README_SECTION } from "./signin/providers.js";
 import { tokenFilePath } from "./signin/store.js";
+import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "./team/limits.js";
+import { defaultStoreHint } from "./team/store/location.js";
 import { TOOLKIT_IDS } from "./toolkits.js";
 
 /** Everything the server can be told, from flags or their `MCP_*` environment equivalents. */
@@ -65,6 +67,17 @@ export interface ServerOptions {
   upstream: UpstreamLimits;
   /** Externally visible base URL of the HTTP server, when behind a proxy. */
   publicUrl?: string;
+  /**
+   * `shared`: every caller uses the server's credentials (the environment, `login`); `per-user`
+   * (HTTP only): every person connects and uses their own upstream accounts.
+   */
+  credentials: "shared" | "per-user";
+  /** Where per-user state lives: `redis://…`, `file:///…`; undefined for the default file. */
+  storeUrl?: string;
+  /** Per-person upstream budgets, `pager=960/60s,…` (see team/limits.ts). */
+  rateLimits: string;
+  /** Longest a call over budget waits before answering rate_limited, in milliseconds. */
+  rateLimitWaitMs: number;
 }
 
 /** What the commands do; `cli.ts` supplies them, loading each one's code only when it runs. */
@@ -100,6 +113,15 @@ Environment:
                             characters (make one with: openssl rand -hex 32)
     MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE, MCP_OAUTH_JWKS_URL
                             accept OAuth access tokens (JWTs) of this issuer and audience
+  Per-user credentials (--credentials per-user; see "Deploying for a team" in the README):
+    MCP_HTTP_BEARER_TOKENS  named tokens, one per person: alice:<token>,bob:<token>
+                            (or the OAuth variables above: each JWT's subject is a person)
+    MCP_STORE_KEY           32 random bytes, base64, sealing every stored credential
+                            (make one with: openssl rand -base64 32)
+    MCP_STORE_KEY_PREVIOUS  the key before a rotation; records it sealed still open
+    MCP_CONNECT_CLIENT_ID, MCP_CONNECT_CLIENT_SECRET
+                            the OpenID Connect client of the /connect pages' sign-in
+                            (redirect URI <public URL>/connect/signed-in)
   Sign-in (login, logout): PAGER_OAUTH_CLIENT_ID, PAGER_OAUTH_CLIENT_SECRET,
     GOOGLE_OAUTH_CLIENT_ID, GOOGLE_OAUTH_CLIENT_SECRET; PAGER_OAUTH_ISSUER and
     GOOGLE_OAUTH_ISSUER discover the endpoints from another issuer; XDG_CONFIG_HOME
@@ -276,6 +298,32 @@ function serveOptions(): Option[] {
       10_485_760,
     ),
     option(
+      "--credentials <mode>",
+      "shared (everyone uses the server's upstream credentials) or per-user (HTTP: each person connects their own accounts at /connect)",
+      "MCP_CREDENTIALS",
+      oneOf(["shared", "per-user"] as const),
+      "shared",
+    ),
+    option(
+      "--store <url>",
+      `per-user state: redis://host:6379 (any number of replicas) or file:///path.json (one process; default ${defaultStoreHint()})`,
+      "MCP_STORE_URL",
+    ),
+    option(
+      "--rate-limits <budgets>",
+      "per-person upstream budgets, per-user mode",
+      "MCP_RATE_LIMITS",
+      rateLimits,
+      DEFAULT_RATE_LIMIT_SPEC,
+    ),
+    option(
+      "--rate-limit-wait-ms <ms>",
+      "longest a call over its budget waits before answering rate_limited, in milliseconds",
+      "MCP_RATE_LIMIT_WAIT_MS",
+      integer(0, 60_000),
+      3_000,
+    ),
+    option(
       "--upstream-timeout-ms <ms>",
       "time limit of one upstream request, its answer included, in milliseconds",
       "MCP_UPSTREAM_TIMEOUT_MS",
@@ -337,7 +385,21 @@ function serverOptions(command: Command): ServerOptions {
       maxRedirects: values.upstreamMaxRedirects,
     },
     publicUrl: values.publicUrl,
+    credentials: values.credentials,
+    storeUrl: values.store,
+    rateLimits: values.rateLimits,
+    rateLimitWaitMs: values.rateLimitWaitMs,
   };
+}
+
+/** Checks a budget list at parse time, so a typo stops the start with exit code 2. */
+function rateLimits(value: string): string {
+  try {
+    parseRateLimits(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  return value;
 }
 
 function signinCommands(root: Command, commands: Commands): void {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Toolkit } from "@toolkits/core";
+import type { StateStore, Toolkit } from "@toolkits/core";
 
 /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
 export interface Pages {
@@ -13,21 +13,18 @@ export interface Pages {
 /** Pages posted back by a browser are small forms; anything larger is refused unread. */
 const MAX_PAGE_BODY_BYTES = 1_000_000;
 
-/** The toolkits' pages, or undefined when no toolkit has any. */
-export function toolkitPages(toolkits: readonly Toolkit[]): Pages | undefined {
+/**
+ * The toolkits' pages, or undefined when no toolkit has any. They keep their state in `state`, the
+ * store the host gives the tools, so a page serves what a tool started.
+ */
+export function toolkitPages(toolkits: readonly Toolkit[], state: StateStore): Pages | undefined {
   const owners = toolkits.filter((kit) => kit.pages && kit.pagesPath);
   if (!owners.length) return undefined;
   const ownerOf = (path: string) => owners.find((kit) => path.startsWith(kit.pagesPath ?? "\0"));
   return {
     owns: (path) => ownerOf(path) !== undefined,
-    async serve(req, res) {
-      const request = await toFetchRequest(req);
-      if (!request) return void res.writeHead(413).end();
-      const response = await ownerOf(new URL(request.url).pathname)?.pages?.(request);
-      if (!response) return void res.writeHead(404).end();
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    },
+    serve: (req, res) =>
+      serveFetch((request) => ownerOf(new URL(request.url).pathname)?.pages?.(request, { state }), req, res),
   };
 }
 
@@ -46,6 +43,26 @@ export async function servePagesOnLoopback(pages: Pages): Promise<string> {
   server.unref();
   expectedHost = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return `http://${expectedHost}`;
+}
+
+/**
+ * Answers a node request with a fetch-style page handler: 413 for a body over 1 MB, 404 when the
+ * handler has no page there. Every `Set-Cookie` the page sets is kept.
+ */
+export async function serveFetch(
+  page: (request: Request) => Promise<Response | undefined> | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const request = await toFetchRequest(req);
+  if (!request) return void res.writeHead(413).end();
+  const response = await page(request);
+  if (!response) return void res.writeHead(404).end();
+  const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, headers);
+  res.end(Buffer.from(await response.arrayBuffer()));
 }
 
 /** The request's path without its query. */

@@ -1,7 +1,11 @@
 import { observeToolOutcomes, type Toolkit, type ToolOutcome } from "@toolkits/core";
 import {
+  ANSWER_FAULTS,
+  cutOffBody,
+  ELSEWHERE,
   emptyNoContent,
   FAULT_CASES,
+  type FaultOutcome,
   hang,
   hugeJson,
   isWatchedSecret,
@@ -9,6 +13,7 @@ import {
   malformedJson,
   RATE_LIMITS,
   RETRIES,
+  type ToolClient,
   useToolkitSandbox,
 } from "@toolkits/core/testing";
 import {
@@ -265,10 +270,13 @@ describe.each(TARGETS.map((target) => [target.toolkit.id, target] as const))("%s
     );
   const attempts = () => box.requests.length;
 
-  /** After the fault is gone (the sandbox serves alone again), the same server answers a normal call. */
-  async function keepsAnswering(): Promise<void> {
+  /**
+   * After the fault is gone (the sandbox serves alone again), the same server answers a normal call
+   * (through `tools` when the test connected its own client).
+   */
+  async function keepsAnswering(tools?: ToolClient): Promise<void> {
     await box.reset(box.sandbox);
-    const result = await box.call(read.name, read.args);
+    const result = tools ? await tools.call(read.name, read.args) : await box.call(read.name, read.args);
     expect(result.isError, result.text).toBe(false);
   }
 
@@ -295,6 +303,40 @@ describe.each(TARGETS.map((target) => [target.toolkit.id, target] as const))("%s
         expect(attempts()).toBe(1);
         await keepsAnswering();
       });
+  });
+
+  // Faults of the answer itself, under the small limits each sets on the host (a 400 ms time limit,
+  // a 200 kB answer) so that they show in well under a second and a few hundred kB.
+  describe.each(ANSWER_FAULTS)("$name", (fault) => {
+    /** Calls `call` through a server with the fault's limits, checks how it fails, and that the server goes on. */
+    async function failsAs(call: LabelledCall, outcome: FaultOutcome): Promise<void> {
+      inject((request) => fault.respond(request));
+      const tools = await box.connect(undefined, { upstream: fault.limits });
+      const started = performance.now();
+      const result = await tools.call(call.name, call.args);
+      const elapsed = performance.now() - started;
+      expect(result.text).toMatch(new RegExp(`^${outcome.kind}: ${literal(call.label)}[: ]`));
+      expect(result.text).toMatch(outcome.says);
+      expect(attempts()).toBe(outcome.sent);
+      expect(box.requests.filter((request) => request.url.startsWith(ELSEWHERE))).toEqual([]);
+      expect(elapsed).toBeLessThan(fault.withinMs);
+      if (fault.atLeastMs) expect(elapsed).toBeGreaterThanOrEqual(fault.atLeastMs - 10);
+      await keepsAnswering(tools);
+    }
+
+    it(`on a read: the right kind and words, sent as often as the policy says, in bounded time, and the server keeps answering`, () =>
+      failsAs(read, fault.read));
+
+    if (write)
+      it("on a call that is not idempotent: the right kind and words, sent once, in bounded time, and the server keeps answering", () =>
+        failsAs(write, fault.write));
+  });
+
+  it("retries a read whose answer was cut off once after its headers, and succeeds", async () => {
+    inject(() => cutOffBody(), true);
+    const result = await box.call(read.name, read.args);
+    expect(result.isError, result.text).toBe(false);
+    expect(attempts()).toBe(2);
   });
 
   describe.each(RATE_LIMITS)("$name", ({ respond }) => {
@@ -324,16 +366,22 @@ describe.each(TARGETS.map((target) => [target.toolkit.id, target] as const))("%s
   });
 
   describe.each(target.once.map((call) => [call.name, call] as const))("%s", (_, call) => {
+    const mayHaveReached = /may have reached the upstream, so it was not repeated/;
     it.each([
-      { fault: "a connection reset", respond: () => Response.error(), kind: "upstream_unavailable" },
-      { fault: "HTTP 503", respond: () => jsonFailure(503), kind: "upstream_unavailable" },
+      { fault: "a connection reset", respond: () => Response.error(), says: mayHaveReached },
+      { fault: "HTTP 503", respond: () => jsonFailure(503), says: mayHaveReached },
+      {
+        fault: "an answer cut off after its headers",
+        respond: () => cutOffBody(201),
+        says: /reached the upstream, so its effect is unknown; it was not repeated/,
+      },
     ])(
-      "is sent exactly once on $fault, answering $kind and saying it may have taken effect",
-      async ({ respond, kind }) => {
+      "is sent exactly once on $fault, answering upstream_unavailable and saying it may have taken effect",
+      async ({ respond, says }) => {
         inject(() => respond());
         const result = await box.call(call.name, call.args);
-        expect(result.text).toMatch(new RegExp(`^${kind}: `));
-        expect(result.text).toMatch(/may have reached the upstream, so it was not repeated/);
+        expect(result.text).toMatch(/^upstream_unavailable: /);
+        expect(result.text).toMatch(says);
         expect(attempts()).toBe(1);
       },
     );
@@ -412,7 +460,7 @@ describe.each(TARGETS.map((target) => [target.toolkit.id, target] as const))("%s
     });
 
     // The MCP SDK aborts a cancelled call's signal with the client's reason (a string), not an AbortError.
-    it("reports a call the client cancelled as timeout: was cancelled", async () => {
+    it("reports a call the client cancelled as cancelled", async () => {
       const outcomes: ToolOutcome[] = [];
       const stop = observeToolOutcomes((_, outcome) => outcomes.push(outcome));
       inject(() => hang());
@@ -424,7 +472,7 @@ describe.each(TARGETS.map((target) => [target.toolkit.id, target] as const))("%s
       await vi.waitFor(() => expect(outcomes).toHaveLength(1));
       stop();
       const [outcome] = outcomes;
-      expect(outcome?.ok === false && outcome.error.toText()).toBe(`timeout: ${read.label} was cancelled.`);
+      expect(outcome?.ok === false && outcome.error.toText()).toBe(`cancelled: ${read.label} was cancelled.`);
     });
   });
 

@@ -159,7 +159,7 @@ describe("toolkits-mcp over stdio: shutdown", () => {
     for (const id of [2, 3]) {
       const outcome = callOutcome(await server.answer(id, 0));
       expect(outcome.isError).toBe(true);
-      expect(outcome.text).toMatch(/^timeout: GET \/incidents\/\{id\} was cancelled/);
+      expect(outcome.text).toMatch(/^cancelled: GET \/incidents\/\{id\} was cancelled/);
     }
     expect(server.stderr()).toContain("aborting calls still running at shutdown");
   }, 40_000);

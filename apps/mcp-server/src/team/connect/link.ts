@@ -1,0 +1,90 @@
+import { redact } from "@toolkits/core";
+import { PROVIDER_TITLES, type ProviderId } from "../connections.js";
+import { type ConnectContext, isOAuthProvider } from "./context.js";
+import { marketingForm } from "./marketing.js";
+import { page } from "./respond.js";
+import type { SignedInSession } from "./session.js";
+import { errorText } from "./signin.js";
+import { messagePage } from "./templates.js";
+import { beginUpstream, NotConfigured, type Upstream, upstreamFor } from "./upstream.js";
+
+/**
+ * `GET /connect/<provider>?code=…` from a signed-in browser: the code must be live, for this
+ * provider, and made for the person signed in; only then is it used up (a refusal leaves it for
+ * its owner). Then to the provider's consent page, or the App API key form.
+ */
+export async function openLink(
+  ctx: ConnectContext,
+  code: string,
+  provider: ProviderId,
+  session: SignedInSession,
+): Promise<Response> {
+  const owner = await ctx.connections.peek(code);
+  if (!owner || owner.provider !== provider) return linkNotValid();
+  if (owner.principal !== session.record.principal) return linkForSomeoneElse();
+  // Configuration problems are found before the code is used up, so it still works once fixed.
+  let upstream: Upstream | undefined;
+  if (isOAuthProvider(provider)) {
+    const found = await findUpstream(ctx, provider);
+    if (found instanceof Response) return found;
+    upstream = found;
+  }
+  const redeemed = await ctx.connections.redeem(code);
+  if (!redeemed || redeemed.principal !== owner.principal || redeemed.provider !== provider)
+    return linkNotValid();
+  return upstream ? beginUpstream(ctx, upstream, redeemed.principal) : marketingForm(session);
+}
+
+async function findUpstream(ctx: ConnectContext, provider: "pager" | "google"): Promise<Upstream | Response> {
+  const title = PROVIDER_TITLES[provider];
+  try {
+    return await upstreamFor(ctx, provider);
+  } catch (error) {
+    if (error instanceof NotConfigured) {
+      return page(
+        503,
+        messagePage(
+          `${title} cannot be connected here yet`,
+          `This server is not set up to connect ${title} accounts: ${error.message}`,
+          "Ask whoever runs it; your link keeps working until it expires.",
+        ),
+      );
+    }
+    ctx.logger.warn("connect discovery failed", { provider, reason: redact(errorText(error)) });
+    return page(
+      502,
+      messagePage(
+        `${title} cannot be reached`,
+        `${title}'s authorization server did not answer. Open your link again in a moment.`,
+      ),
+    );
+  }
+}
+
+/** The page for a link without a code. */
+export const linkWithoutCode = () =>
+  page(
+    400,
+    messagePage(
+      "Open the link your agent gave you",
+      "This page connects an account when opened through the link your agent gave you, which carries a one-time code.",
+    ),
+  );
+
+const linkNotValid = () =>
+  page(
+    410,
+    messagePage(
+      "This link is no longer valid",
+      "It has expired (links work for 10 minutes), was already used, or was never issued. Ask your agent for a new link.",
+    ),
+  );
+
+const linkForSomeoneElse = () =>
+  page(
+    403,
+    messagePage(
+      "This link is not yours",
+      "This link was made for someone else; ask your agent for a new link while signed in as yourself.",
+    ),
+  );

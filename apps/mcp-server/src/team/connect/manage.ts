@@ -1,0 +1,52 @@
+import { PROVIDER_TITLES, type ProviderId } from "../connections.js";
+import { type ConnectContext, principalHash } from "./context.js";
+import { page, readForm } from "./respond.js";
+import { csrfMatches, type SignedInSession } from "./session.js";
+import { connectionsPage, howToDisconnect, messagePage } from "./templates.js";
+import { type Revocation, revokeConnection } from "./upstream.js";
+
+/** `GET /connect`: the person's connections, each with a disconnect button. */
+export async function listConnections(ctx: ConnectContext, session: SignedInSession): Promise<Response> {
+  const { principal, display, csrf } = session.record;
+  const connections = await ctx.connections.list(principal);
+  return page(200, connectionsPage(display ?? principal, connections, csrf));
+}
+
+/**
+ * `POST /connect/<provider>/disconnect`: removes the connection here, then revokes it upstream
+ * where the provider can (a failed revocation still leaves it removed here, and the page says so).
+ */
+export async function disconnect(
+  ctx: ConnectContext,
+  request: Request,
+  provider: ProviderId,
+  session: SignedInSession,
+): Promise<Response> {
+  const form = await readForm(request);
+  if (!form || !csrfMatches(session, form)) {
+    return page(400, messagePage("This form has expired", "Nothing was disconnected.", howToDisconnect));
+  }
+  const { principal } = session.record;
+  const removed = await ctx.connections.remove(principal, provider);
+  const title = PROVIDER_TITLES[provider];
+  if (!removed)
+    return page(200, messagePage("Not connected", `${title} was not connected.`, howToDisconnect));
+  const revocation = await revokeConnection(ctx, principal, removed);
+  ctx.logger.info("disconnected", { provider, principal: principalHash(principal), revocation });
+  return page(
+    200,
+    messagePage("Disconnected", `Disconnected ${title}.`, outcome(provider, revocation), howToDisconnect),
+  );
+}
+
+function outcome(provider: ProviderId, revocation: Revocation): string {
+  const title = PROVIDER_TITLES[provider];
+  if (revocation === "revoked") return `${title} was told to revoke the access it granted.`;
+  if (revocation === "failed") {
+    return `It is no longer stored here, but ${title} did not confirm revoking the access; remove this app's access in your ${title} account settings.`;
+  }
+  if (provider === "marketing") {
+    return "The key is no longer stored here. It still works at Customer.io: delete it there (Settings → API Credentials) if nothing else uses it.";
+  }
+  return `It is no longer stored here; ${title} offers no way to revoke it from here, so remove this app's access in your ${title} account settings.`;
+}

@@ -1,0 +1,55 @@
+import type { Html } from "./html.js";
+
+/**
+ * Headers on every connect response: nothing is cached or sent on as a referrer (URLs carry
+ * single-use codes), no script or framing is allowed, and forms post back only here.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+};
+
+/** A response carries at most one cookie: the server's adapter keeps one `set-cookie` header. */
+export interface ResponseExtras {
+  cookie?: string;
+  headers?: Record<string, string>;
+}
+
+function headersWith(extras: ResponseExtras): Headers {
+  const headers = new Headers({ ...SECURITY_HEADERS, ...extras.headers });
+  if (extras.cookie) headers.set("set-cookie", extras.cookie);
+  return headers;
+}
+
+/** An HTML page with the security headers. */
+export function page(status: number, body: Html, extras: ResponseExtras = {}): Response {
+  const headers = headersWith(extras);
+  headers.set("content-type", "text/html; charset=utf-8");
+  return new Response(body.markup, { status, headers });
+}
+
+/** A redirect with the security headers: 302 after a GET, 303 after a form post. */
+export function redirect(location: string, status: 302 | 303, extras: ResponseExtras = {}): Response {
+  const headers = headersWith(extras);
+  headers.set("location", location);
+  return new Response(null, { status, headers });
+}
+
+/** Forms here hold a token, a key and a region: far less than this, in bytes. */
+const MAX_FORM_BYTES = 16_384;
+
+/**
+ * The fields of a posted `application/x-www-form-urlencoded` form; `undefined` when the body is
+ * another type or too large.
+ */
+export async function readForm(request: Request): Promise<URLSearchParams | undefined> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) return undefined;
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_FORM_BYTES) return undefined;
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_FORM_BYTES) return undefined;
+  return new URLSearchParams(text);
+}

@@ -1,0 +1,117 @@
+import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
+import type { HttpAuthConfig } from "../http-auth.js";
+import { namedTokenPrincipal } from "../http-auth.js";
+import { stderrLogger } from "../logger.js";
+import { PROVIDERS } from "../signin/providers.js";
+import { createConnectPages } from "./connect/index.js";
+import { storedConnections } from "./connections.js";
+import { available, teamCredentials } from "./credentials.js";
+import { perUserHost } from "./host.js";
+import { parseRateLimits, personLimits } from "./limits.js";
+import { hashKey, openStore, type TeamStore } from "./store/index.js";
+
+/** What `--credentials per-user` needs from the command line. */
+export interface TeamOptions {
+  storeUrl?: string;
+  rateLimits: string;
+  rateLimitWaitMs: number;
+}
+
+/** The per-user parts of a running server, once its store is open. */
+export interface Team {
+  /** Toolkit state (page sessions) in the shared store, for the host and the pages. */
+  state: StateStore;
+  /**
+   * Serves the whole team once the server's address is known: the per-user host over `base`, the
+   * connect pages, and the memory of which 2025 clients take URL elicitations.
+   */
+  serve(
+    base: Host,
+    publicUrl: string,
+    auth: HttpAuthConfig | undefined,
+    tools: readonly AnyToolDefinition[],
+  ): TeamServing;
+  close(): Promise<void>;
+}
+
+/** What the HTTP server asks of the team on each request. */
+export interface TeamServing {
+  host: Host;
+  /** The `/connect` pages, fetch-style; undefined for other paths. */
+  pages(request: Request): Promise<Response | undefined>;
+  /** Remembers whether a person's 2025 client declared URL elicitation at initialize. */
+  rememberClient(principal: string, clientId: string, urlElicitation: boolean): Promise<void>;
+  /** Whether it did; false when unknown (the call then answers with the link as text). */
+  recallClient(principal: string, clientId: string): Promise<boolean>;
+}
+
+/** How long a 2025 client's declared capabilities are remembered, in milliseconds (30 days). */
+const CLIENT_MEMORY_MS = 30 * 24 * 3_600_000;
+
+/**
+ * Opens the store named by `options.storeUrl` (sealed with MCP_STORE_KEY) for per-user serving.
+ * @throws Error when MCP_STORE_KEY is missing or malformed, or the store cannot be opened.
+ */
+export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, logger: Logger): Promise<Team> {
+  const key = env.MCP_STORE_KEY;
+  if (!key) {
+    throw new Error(
+      "Per-user credentials are sealed in the store under MCP_STORE_KEY: set it to 32 random bytes in base64 (openssl rand -base64 32).",
+    );
+  }
+  const limits = parseRateLimits(options.rateLimits);
+  const store = await openStore(
+    { url: options.storeUrl, key, previousKey: env.MCP_STORE_KEY_PREVIOUS },
+    logger,
+  );
+  return {
+    state: store.state("kit"),
+    serve(base, publicUrl, auth, tools) {
+      const connections = storedConnections(store, publicUrl);
+      const host = perUserHost(
+        // The audit trail is written whatever the log level.
+        { ...base, audit: auditLog(stderrLogger("info")) },
+        {
+          credentials: teamCredentials(store, connections, env),
+          limits: personLimits(store, limits, options.rateLimitWaitMs),
+        },
+      );
+      const pages = createConnectPages({
+        connections,
+        store,
+        publicUrl,
+        env,
+        logger,
+        fetch: base.fetch ?? fetch,
+        identifyToken: namedTokenPrincipal(auth),
+        scopes: (provider) => PROVIDERS[provider]?.scopes(tools) ?? [],
+      });
+      return { host, pages, ...clientMemory(store) };
+    },
+    close: () => store.close(),
+  };
+}
+
+function clientMemory(store: TeamStore) {
+  const keyOf = (principal: string, clientId: string) => `tk:client:${hashKey(`${principal}\n${clientId}`)}`;
+  return {
+    rememberClient: (principal: string, clientId: string, urlElicitation: boolean) =>
+      available(() => store.set(keyOf(principal, clientId), { urlElicitation }, CLIENT_MEMORY_MS)),
+    recallClient: async (principal: string, clientId: string) => {
+      const known = await available(() => store.get<{ urlElicitation: boolean }>(keyOf(principal, clientId)));
+      return known?.urlElicitation === true;
+    },
+  };
+}
+
+/** One info line per tool call: who, which tool, the outcome, how long, how many upstream requests. */
+function auditLog(logger: Logger): (record: CallRecord) => void {
+  return ({ tool, principal, outcome, durationMs, upstreamRequests }) =>
+    logger.info("tool call", {
+      principal,
+      tool,
+      outcome,
+      duration_ms: Math.round(durationMs * 10) / 10,
+      upstream_requests: upstreamRequests,
+    });
+}

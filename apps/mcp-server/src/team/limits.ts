@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import { ToolError } from "@toolkits/core";
+import type { RateLimiter, TeamStore } from "./store/index.js";
+
+/** The budgets a person's upstream requests are counted against. */
+export const BUDGETS = ["pager", "sheets-read", "sheets-write", "marketing"] as const;
+export type Budget = (typeof BUDGETS)[number];
+
+/** A budget: at most `requests` per `periodS` seconds. */
+export interface RateLimit {
+  requests: number;
+  periodS: number;
+}
+
+/**
+ * The upstreams' documented per-user limits: PagerDuty 960 requests a minute, Google Sheets 60
+ * reads and 60 writes a minute, the Customer.io App API 10 requests a second (per key).
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<Budget, RateLimit>> = {
+  pager: { requests: 960, periodS: 60 },
+  "sheets-read": { requests: 60, periodS: 60 },
+  "sheets-write": { requests: 60, periodS: 60 },
+  marketing: { requests: 10, periodS: 1 },
+};
+
+export const DEFAULT_RATE_LIMIT_SPEC = BUDGETS.map(
+  (budget) => `${budget}=${DEFAULT_RATE_LIMITS[budget].requests}/${DEFAULT_RATE_LIMITS[budget].periodS}s`,
+).join(",");
+
+/**
+ * Parses `pager=960/60s,sheets-read=60/60s,…` (any subset; the rest keep their defaults).
+ * @throws Error naming the bad entry and the allowed form.
+ */
+export function parseRateLimits(spec: string): Record<Budget, RateLimit> {
+  const limits = { ...DEFAULT_RATE_LIMITS };
+  for (const entry of spec
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z-]+)=(\d+)\/(\d+)s$/.exec(entry);
+    const budget = match?.[1] as Budget | undefined;
+    if (!match || !budget || !BUDGETS.includes(budget) || Number(match[2]) < 1 || Number(match[3]) < 1) {
+      throw new Error(
+        `Rate limit "${entry}" is not <budget>=<requests>/<seconds>s with budget one of ${BUDGETS.join(", ")} (e.g. pager=960/60s).`,
+      );
+    }
+    limits[budget] = { requests: Number(match[2]), periodS: Number(match[3]) };
+  }
+  return limits;
+}
+
+/**
+ * The store's limiters count in fixed windows, which would let twice the budget through across a
+ * window boundary. Counting in windows of about a tenth of the period (whole seconds), each
+ * allowing 1/(k+1) of the budget when k windows make a period, no stretch of one period, wherever
+ * it starts, touches more than k+1 windows, so none sees more than the budget.
+ */
+export function windowsFor(limit: RateLimit): { points: number; durationS: number } {
+  const durationS = Math.max(1, Math.floor(limit.periodS / 10));
+  const windows = Math.ceil(limit.periodS / durationS);
+  return { points: Math.max(1, Math.floor(limit.requests / (windows + 1))), durationS };
+}
+
+/** Which budget an upstream request counts against, if any. */
+export type Classify = (url: URL, method: string) => Budget | undefined;
+
+/** Per-person budgets over the store, shared by every replica. */
+export interface PersonLimits {
+  /**
+   * Waits until `key` (a person, or a marketing key) may send one more request against `budget`,
+   * for at most `maxWaitMs`; aborted by `signal`.
+   * @throws ToolError `rate_limited` with the wait when the budget does not allow it in time.
+   */
+  take(budget: Budget, key: string, signal: AbortSignal | undefined): Promise<void>;
+}
+
+/** Budgets from `limits`, waiting at most `maxWaitMs` milliseconds before answering rate_limited. */
+export function personLimits(
+  store: TeamStore,
+  limits: Readonly<Record<Budget, RateLimit>>,
+  maxWaitMs: number,
+): PersonLimits {
+  const limiters = new Map<Budget, RateLimiter>(
+    BUDGETS.map((budget) => [
+      budget,
+      store.rateLimiter({ keyPrefix: `tk:limit:${budget}`, ...windowsFor(limits[budget]) }),
+    ]),
+  );
+  return {
+    async take(budget, key, signal) {
+      const limiter = limiters.get(budget);
+      if (!limiter) return;
+      const counted = hashed(key);
+      const deadline = Date.now() + maxWaitMs;
+      for (;;) {
+        const waitMs = await limiter.consume(counted);
+        if (waitMs === 0) return;
+        if (Date.now() + waitMs > deadline) throw overBudget(budget, limits[budget], waitMs);
+        await sleep(waitMs, signal);
+      }
+    },
+  };
+}
+
+const hashed = (key: string) => createHash("sha256").update(key).digest("base64url").slice(0, 32);
+
+function overBudget(budget: Budget, limit: RateLimit, waitMs: number): ToolError {
+  return new ToolError(
+    "rate_limited",
+    `Your ${budget} request budget (${limit.requests} per ${limit.periodS} s, the upstream's own limit) is used up for now.`,
+    { retryAfterMs: waitMs },
+  );
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,153 @@
+import { createHash, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { Logger, StateStore } from "@toolkits/core";
+import { fileStore } from "./file.js";
+import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
+import { defaultStorePath } from "./location.js";
+import { redisStore } from "./redis.js";
+import { createSealer, type Sealer } from "./sealed.js";
+
+export { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
+export { defaultStorePath } from "./location.js";
+
+/**
+ * The team deployment's store: JSON values sealed with AES-256-GCM under `MCP_STORE_KEY` (each
+ * record tagged with its key's id; records sealed under `MCP_STORE_KEY_PREVIOUS` still open and
+ * are sealed again under the current key when read), over a file (one process) or Redis (any
+ * number of replicas). Every method rejects with StoreUnavailable when the backend is out of reach.
+ */
+export interface TeamStore {
+  /** The value under `key`, opened; `undefined` when absent, expired, or sealed under an unknown key. */
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /**
+   * Seals and stores `value` (JSON); it expires after `ttlMs` milliseconds when given.
+   * @throws TypeError when `value` has no JSON form (`undefined`, a function).
+   */
+  set(key: string, value: unknown, ttlMs?: number): Promise<void>;
+  /** Reads and removes `key` in one step (single-use codes): at most one caller gets the value. */
+  take<T = unknown>(key: string): Promise<T | undefined>;
+  /** Removes `key`; resolves to whether it existed. */
+  delete(key: string): Promise<boolean>;
+  /** Live keys starting with `prefix`. */
+  keys(prefix: string): Promise<string[]>;
+  /**
+   * Takes the lock `key` for at most `ttlMs` milliseconds, across every process on this store.
+   * Resolves to its release, or `undefined` when another holder has it. Releasing is safe after
+   * the lock expired: it never removes a later holder's lock.
+   */
+  tryLock(key: string, ttlMs: number): Promise<(() => Promise<void>) | undefined>;
+  /**
+   * A rate limiter counting in this store (shared by every replica). Its counters live under
+   * `tk:<keyPrefix>:` (so `limit:pager` counts under `tk:limit:pager:`), each named by the hash of
+   * the key given to `consume` (a principal may be passed as it is).
+   */
+  rateLimiter(options: RateLimiterOptions): RateLimiter;
+  /**
+   * Core's StateStore for toolkits (page sessions): its values sealed like any other, its keys
+   * hashed (they may be session ids) under `tk:kit:<prefix>:`.
+   */
+  state(prefix: string): StateStore;
+  /** Waits for pending writes and closes connections; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** How to open the store, from `MCP_STORE_URL`, `MCP_STORE_KEY` and `MCP_STORE_KEY_PREVIOUS`. */
+export interface StoreSettings {
+  /** `redis://…` / `rediss://…`, or `file:///abs/path.json`; the default file when undefined. */
+  url: string | undefined;
+  /** 32 bytes, base64: seals every record. */
+  key: string;
+  /** The key before the last rotation, base64: still opens records. */
+  previousKey?: string;
+}
+
+/**
+ * A key name's part for a value that must not appear in the clear (a principal, a code, a session
+ * id): the first 32 characters of base64url(sha256(value)) — 192 bits, so no two collide.
+ */
+export function hashKey(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("base64url").slice(0, 32);
+}
+
+/**
+ * Opens the store `settings` describe: the file at `file:///abs/path.json` (the default file when
+ * `url` is unset or empty), or Redis at `redis://…` / `rediss://…`.
+ * @throws Error naming MCP_STORE_KEY or MCP_STORE_KEY_PREVIOUS when a key is not 32 bytes of
+ *   base64; Error naming MCP_STORE_URL when the URL is neither; StoreUnavailable when Redis
+ *   does not answer within 10 seconds.
+ */
+export async function openStore(settings: StoreSettings, logger: Logger): Promise<TeamStore> {
+  // The keys first: a bad one is refused before anything connects.
+  const sealer = createSealer(settings.key, settings.previousKey, logger);
+  return teamStore(await openBackend(settings.url, logger), sealer);
+}
+
+async function openBackend(url: string | undefined, logger: Logger): Promise<KeyValueStore> {
+  if (!url) return fileStore(defaultStorePath());
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === "redis" || scheme === "rediss") return redisStore(url, logger);
+  // Only the `file:///` form: URL parsing would read `file:store.json` as `/store.json`.
+  if (scheme === "file" && /^file:\/\/\//i.test(url)) return fileStore(fileURLToPath(url));
+  // Only the scheme is echoed: the rest may hold a password.
+  const given = scheme ? `\`${scheme}:\`` : "no scheme";
+  throw new Error(
+    `MCP_STORE_URL must be redis://host:port, rediss://host:port or file:///absolute/path.json (got ${given}).`,
+  );
+}
+
+/** A TeamStore over a raw store: JSON values sealed under their key names. */
+export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
+  /** Opens a record; one sealed under the previous key is sealed again under the current one. */
+  const open = async <T>(
+    key: string,
+    record: string | undefined,
+    reseal: boolean,
+  ): Promise<T | undefined> => {
+    if (record === undefined) return undefined;
+    const opened = sealer.open(key, record);
+    if (!opened) return undefined;
+    // Only if nobody changed it meanwhile, and keeping its time to live. A failure here costs
+    // nothing but another try on the next read, so the value is answered anyway.
+    if (opened.stale && reseal)
+      await kv.replaceIf(key, record, sealer.seal(key, opened.plaintext)).catch(() => false);
+    return JSON.parse(opened.plaintext) as T;
+  };
+  const seal = (key: string, value: unknown): string => {
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError(`Cannot store ${typeof value} under ${key}: not JSON.`);
+    return sealer.seal(key, json);
+  };
+  const store: TeamStore = {
+    get: async (key) => open(key, await kv.get(key), true),
+    set: async (key, value, ttlMs) => kv.set(key, seal(key, value), ttlMs),
+    take: async (key) => open(key, await kv.take(key), false),
+    delete: (key) => kv.delete(key),
+    keys: (prefix) => kv.keys(prefix),
+    async tryLock(key, ttlMs) {
+      // The owner's token makes the release conditional: a holder whose lock expired and passed
+      // to someone else cannot release theirs.
+      const owner = randomBytes(16).toString("base64url");
+      if (!(await kv.setIfAbsent(key, owner, ttlMs))) return undefined;
+      let released: Promise<void> | undefined;
+      return () => {
+        released ??= kv.deleteIf(key, owner).then(() => {});
+        return released;
+      };
+    },
+    rateLimiter(options) {
+      const limiter = kv.rateLimiter({ ...options, keyPrefix: `tk:${options.keyPrefix}` });
+      return { consume: (key) => limiter.consume(hashKey(key)) };
+    },
+    state(prefix) {
+      // A toolkit's keys may be session ids: hashed like every other secret in a key name.
+      const name = (key: string) => `tk:kit:${prefix}:${hashKey(key)}`;
+      return {
+        get: (key) => store.get(name(key)),
+        set: (key, value, ttlMs) => store.set(name(key), value, ttlMs),
+        delete: (key) => store.delete(name(key)),
+      };
+    },
+    close: () => kv.close(),
+  };
+  return store;
+}

@@ -1,0 +1,58 @@
+/**
+ * The raw key-value store under the credential store: strings in, strings out, with expiry. Two
+ * backends implement it: a file for one process (`file.ts`) and Redis for any number of replicas
+ * (`redis.ts`). Values arrive already sealed (`sealed.ts`); key names never hold a credential, a
+ * code or a person's identity in the clear (callers hash those).
+ * Every method rejects with StoreUnavailable when the backend cannot be reached.
+ */
+export interface KeyValueStore {
+  /** The value under `key`; `undefined` when absent or expired. */
+  get(key: string): Promise<string | undefined>;
+  /** Stores `value`, replacing any; it expires after `ttlMs` milliseconds when given. */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Stores `value` only when `key` is absent; resolves to whether it did (locks, claims). */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Reads and removes `key` in one step, so a single-use code is consumed by one request only. */
+  take(key: string): Promise<string | undefined>;
+  /** Removes `key`; resolves to whether it existed. */
+  delete(key: string): Promise<boolean>;
+  /** Removes `key` only while it still holds `value` (a lock's owner releasing it). */
+  deleteIf(key: string, value: string): Promise<boolean>;
+  /**
+   * Replaces the value under `key` with `value` only while it still holds `expected`, keeping its
+   * expiry; resolves to whether it did. Re-sealing a record under a new key uses it, so a value
+   * written meanwhile (a refreshed token) is never overwritten by the older one.
+   */
+  replaceIf(key: string, expected: string, value: string): Promise<boolean>;
+  /** Every live key starting with `prefix`. */
+  keys(prefix: string): Promise<string[]>;
+  /** A limiter whose counters live in this store, shared by every process using it. */
+  rateLimiter(options: RateLimiterOptions): RateLimiter;
+  /** Closes connections and flushes; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** A fixed-window budget: `points` requests per `durationS` seconds, per key. */
+export interface RateLimiterOptions {
+  /** Namespace of the limiter's counters, e.g. `limit:pager`. */
+  keyPrefix: string;
+  points: number;
+  durationS: number;
+}
+
+/** Consumes budget for a key (a person and an upstream). */
+export interface RateLimiter {
+  /**
+   * Takes one point for `key`. Resolves to 0 when allowed, else to the milliseconds until the
+   * window resets and the budget allows it again (a refused call does not delay that reset).
+   */
+  consume(key: string): Promise<number>;
+}
+
+/** The store's backend is out of reach (Redis restarting, say); the caller may retry shortly. */
+export class StoreUnavailable extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`The credential store is unreachable (${reason}).`, options);
+    this.name = "StoreUnavailable";
+  }
+}

@@ -1,0 +1,182 @@
+import type { Logger } from "@toolkits/core";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import { createClient, ErrorReply } from "redis";
+import { type KeyValueStore, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
+import { wrapLimiter } from "./limiter.js";
+
+/** Options for `redisStore`; the defaults suit production, tests shorten them. */
+export interface RedisStoreOptions {
+  /** How long opening waits for the first connection, in milliseconds (default 10 000). */
+  connectTimeoutMs?: number;
+  /** The longest pause between reconnection attempts, in milliseconds (default 3 000). */
+  maxReconnectDelayMs?: number;
+  /** How long one command may take before it fails as StoreUnavailable, in milliseconds (default 5 000). */
+  commandTimeoutMs?: number;
+}
+
+// Removes the key only while it holds the caller's value: a lock released by its owner alone.
+const DELETE_IF = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+// Replaces the value only while it holds the expected one; KEEPTTL leaves its expiry as it was.
+const REPLACE_IF = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('set', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
+
+// Server replies that mean "not now" rather than "wrong": the caller may retry shortly.
+const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM|NOREPLICAS)\b/;
+
+/**
+ * A KeyValueStore in Redis (`redis://…` or `rediss://…` with TLS; user, password and database
+ * number from the URL), shared by every replica. Opening waits for the first connection and
+ * rejects with StoreUnavailable when there is none within `connectTimeoutMs`. After that the
+ * client reconnects forever (exponential backoff up to `maxReconnectDelayMs`); while it is
+ * disconnected every method rejects with StoreUnavailable at once (nothing is queued), and
+ * works again as soon as Redis is back. The drop and the recovery are logged once each (never a
+ * value, never the URL's password). Rate limits count in Redis, shared by every replica.
+ */
+export async function redisStore(
+  url: string,
+  logger: Logger,
+  options: RedisStoreOptions = {},
+): Promise<KeyValueStore> {
+  const where = describe(url);
+  const maxDelay = options.maxReconnectDelayMs ?? 3_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: options.commandTimeoutMs ?? 5_000 },
+    socket: {
+      // One attempt's limit, so a silent host costs a retry rather than the whole wait.
+      connectTimeout: Math.min(connectTimeoutMs, 5_000),
+      // Never gives up: a replica outlives a Redis restart or failover without restarting itself.
+      // The jitter keeps many replicas from reconnecting in step.
+      reconnectStrategy: (retries) =>
+        Math.min(50 * 2 ** Math.min(retries, 16), maxDelay) + Math.floor(Math.random() * 100),
+    },
+  });
+  let lastError: unknown;
+  let state: "connecting" | "up" | "down" | "closed" = "connecting";
+  client.on("error", (error: unknown) => {
+    lastError = error;
+    if (state !== "up") return;
+    state = "down";
+    logger.warn("The credential store's Redis connection dropped; reconnecting.", {
+      store: where,
+      reason: reason(error),
+    });
+  });
+  client.on("ready", () => {
+    if (state === "down") logger.info("The credential store's Redis connection is back.", { store: where });
+    if (state !== "closed") state = "up";
+  });
+
+  await connect(client, connectTimeoutMs, where, () => lastError);
+
+  /** Runs one command, turning connection trouble into StoreUnavailable. */
+  const run = async <T>(command: () => Promise<T>): Promise<T> => {
+    if (state === "closed") throw new Error(`The store ${where} is closed.`);
+    if (!client.isReady) throw new StoreUnavailable(`${where} is not connected`, { cause: lastError });
+    try {
+      return await command();
+    } catch (error) {
+      throw unavailable(error, where);
+    }
+  };
+  const px = (ttlMs: number) => ({
+    expiration: { type: "PX" as const, value: Math.max(1, Math.ceil(ttlMs)) },
+  });
+
+  return {
+    get: (key) => run(async () => (await client.get(key)) ?? undefined),
+    set: (key, value, ttlMs) =>
+      run(async () => {
+        await client.set(key, value, ttlMs === undefined ? undefined : px(ttlMs));
+      }),
+    setIfAbsent: (key, value, ttlMs) =>
+      run(async () => (await client.set(key, value, { ...px(ttlMs), condition: "NX" })) !== null),
+    take: (key) => run(async () => (await client.getDel(key)) ?? undefined),
+    delete: (key) => run(async () => (await client.del(key)) > 0),
+    deleteIf: (key, value) =>
+      run(async () => Number(await client.eval(DELETE_IF, { keys: [key], arguments: [value] })) > 0),
+    replaceIf: (key, expected, value) =>
+      run(
+        async () => Number(await client.eval(REPLACE_IF, { keys: [key], arguments: [expected, value] })) > 0,
+      ),
+    keys: (prefix) =>
+      run(async () => {
+        // SCAN walks the keyspace in steps (KEYS would block Redis); it may repeat a key.
+        const found = new Set<string>();
+        for await (const batch of client.scanIterator({ MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }))
+          for (const key of batch) found.add(key);
+        return [...found];
+      }),
+    rateLimiter(options: RateLimiterOptions) {
+      const limiter = new RateLimiterRedis({
+        storeClient: client,
+        useRedisPackage: true,
+        rejectIfRedisNotReady: true,
+        keyPrefix: options.keyPrefix,
+        points: options.points,
+        duration: options.durationS,
+      });
+      return wrapLimiter(limiter, (error) => unavailable(error, where));
+    },
+    async close() {
+      if (state === "closed") return;
+      state = "closed";
+      // close() waits for replies already asked for; destroy() when the connection is gone anyway.
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    },
+  };
+}
+
+/** Waits for the first connection; on timeout gives up on the client and says why. */
+async function connect(
+  client: { connect(): Promise<unknown>; destroy(): void },
+  timeoutMs: number,
+  where: string,
+  lastError: () => unknown,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  const connected = client.connect().then(
+    () => "connected" as const,
+    (error: unknown) => error,
+  );
+  const outcome = await Promise.race([connected, timeout]).finally(() => clearTimeout(timer));
+  if (outcome === "connected") return;
+  client.destroy();
+  const cause = outcome === "timeout" ? lastError() : outcome;
+  const why = cause === undefined ? "" : `: ${reason(cause)}`;
+  throw new StoreUnavailable(`no connection to ${where} within ${timeoutMs} ms${why}`, { cause });
+}
+
+/** A failure as StoreUnavailable, unless Redis refused the command itself (a bug, not an outage). */
+function unavailable(error: unknown, where: string): Error {
+  if (error instanceof StoreUnavailable) return error;
+  if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
+  return new StoreUnavailable(`${where}: ${reason(error)}`, { cause: error });
+}
+
+/** A short reason for logs and errors: an error code or class and message, never a value. */
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code } = error as NodeJS.ErrnoException;
+  return code ?? `${error.name}: ${error.message}`;
+}
+
+/** The URL without its credentials or database: `redis://host:port`. */
+function describe(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return "Redis";
+  }
+}
+
+/** The prefix as a literal in a SCAN MATCH pattern: `*`, `?`, `[`, `]` and `\` lose their meaning. */
+export function escapeGlob(prefix: string): string {
+  return prefix.replace(/[*?[\]\\]/g, "\\$&");
+}

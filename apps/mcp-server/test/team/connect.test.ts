@@ -1,0 +1,542 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Logger, silentLogger } from "@toolkits/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { PROVIDERS } from "../../src/signin/providers.js";
+import { type ConnectDeps, createConnectPages } from "../../src/team/connect/index.js";
+import { type Connections, type ProviderId, storedConnections } from "../../src/team/connections.js";
+import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
+import { type Browser, browser, type Page } from "./browser.js";
+import { type FakeMarketing, startFakeMarketing } from "./fake-marketing.js";
+import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
+import { type Served, serveFetch } from "./serve.js";
+
+interface LogLine {
+  level: string;
+  message: string;
+  fields: Record<string, unknown> | undefined;
+}
+
+const logs: LogLine[] = [];
+const logger: Logger = Object.fromEntries(
+  (["debug", "info", "warn", "error"] as const).map((level) => [
+    level,
+    (message: string, fields?: Record<string, unknown>) => void logs.push({ level, message, fields }),
+  ]),
+) as unknown as Logger;
+
+const random = (label: string) => `${label}-${randomBytes(12).toString("hex")}`;
+const CONNECT_SECRET = random("connect-client-secret");
+const PAGER_SECRET = random("pager-client-secret");
+const GOOD_KEY = random("good-app-key");
+const BAD_KEY = random("refused-app-key");
+const FAILING_KEY = random("failing-app-key");
+const CAROL_TOKEN = random("carol-static-token");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let directory: string;
+let store: TeamStore;
+let idp: MockAuthServer;
+let pagerAuth: MockAuthServer;
+let googleAuth: MockAuthServer;
+let marketing: FakeMarketing;
+/** The pages with OpenID Connect sign-in at `idp`. */
+let site: Served;
+let connections: Connections;
+/** The same pages with named static tokens only (no issuer). */
+let tokenSite: Served;
+let tokenConnections: Connections;
+
+/** Every value no page may show: tokens, codes, verifiers, states, keys, session ids. */
+const secrets = new Set<string>([CONNECT_SECRET, PAGER_SECRET, GOOD_KEY, BAD_KEY, FAILING_KEY, CAROL_TOKEN]);
+const browsers: Browser[] = [];
+const scanned = new WeakSet<Page>();
+
+const principal = (user: string) => `${idp.url}#${user}`;
+const scopes: ConnectDeps["scopes"] = (provider) => (PROVIDERS[provider]?.scopes([]) ?? []).slice();
+
+function newBrowser(user?: string): Browser {
+  const created = browser({ user });
+  browsers.push(created);
+  return created;
+}
+
+/** A connect link, its code remembered as a secret. */
+async function linkFor(person: string, provider: ProviderId, from = connections) {
+  const link = await from.link(person, provider);
+  const code = new URL(link.url).searchParams.get("code");
+  if (code) secrets.add(code);
+  return { ...link, code: code ?? "" };
+}
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), "connect-test-"));
+  store = await openStore(
+    { url: pathToFileURL(join(directory, "store.json")).href, key: randomBytes(32).toString("base64") },
+    silentLogger,
+  );
+  [idp, pagerAuth, googleAuth, marketing] = await Promise.all([
+    startMockAuthServer(),
+    startMockAuthServer(),
+    startMockAuthServer(),
+    startFakeMarketing(),
+  ]);
+  marketing.accepted.add(GOOD_KEY);
+  marketing.failing.add(FAILING_KEY);
+  const env: NodeJS.ProcessEnv = {
+    MCP_OAUTH_ISSUER: idp.url,
+    MCP_CONNECT_CLIENT_ID: "connect-client",
+    MCP_CONNECT_CLIENT_SECRET: CONNECT_SECRET,
+    PAGER_OAUTH_CLIENT_ID: "pager-client",
+    PAGER_OAUTH_CLIENT_SECRET: PAGER_SECRET,
+    PAGER_OAUTH_ISSUER: pagerAuth.url,
+    GOOGLE_OAUTH_CLIENT_ID: "google-client",
+    GOOGLE_OAUTH_ISSUER: googleAuth.url,
+    MARKETING_API_URL: marketing.url,
+  };
+  const deps = { store, env, logger, fetch: globalThis.fetch, scopes };
+  site = await serveFetch((url) => {
+    connections = storedConnections(store, url);
+    return createConnectPages({ ...deps, connections, publicUrl: url });
+  });
+  const tokenEnv = { ...env, MCP_OAUTH_ISSUER: undefined };
+  tokenSite = await serveFetch((url) => {
+    tokenConnections = storedConnections(store, url);
+    return createConnectPages({
+      ...deps,
+      env: tokenEnv,
+      connections: tokenConnections,
+      publicUrl: url,
+      identifyToken: (token) => (token === CAROL_TOKEN ? "token:carol" : undefined),
+    });
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([site, tokenSite, idp, pagerAuth, googleAuth, marketing].map((server) => server?.stop()));
+  await store?.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+const SECURITY_HEADERS = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+};
+
+// After every test: no page (nor log line) carries a secret, and every connect response has the headers.
+afterEach(() => {
+  for (const auth of [idp, pagerAuth, googleAuth]) {
+    for (const value of [...auth.issued, ...auth.codes]) secrets.add(value);
+    for (const request of auth.tokenRequests) if (request.code_verifier) secrets.add(request.code_verifier);
+    for (const query of auth.authorizations) {
+      if (query.state) secrets.add(query.state);
+      if (query.nonce) secrets.add(query.nonce);
+    }
+  }
+  for (const each of browsers) {
+    for (const line of each.setCookies) secrets.add(line.split(";")[0]?.split("=")[1] ?? "");
+  }
+  secrets.delete("");
+  const logText = JSON.stringify(logs);
+  for (const secret of secrets) expect(logText, "a log line").not.toContain(secret);
+  for (const each of browsers) {
+    for (const page of each.seen) {
+      if (scanned.has(page)) continue;
+      scanned.add(page);
+      const ours = page.url.startsWith(site.url) || page.url.startsWith(tokenSite.url);
+      if (!ours) continue;
+      for (const secret of secrets)
+        expect(page.body, `the page ${page.status} of ${page.url}`).not.toContain(secret);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+        expect(page.headers.get(name), `${name} of ${page.url}`).toBe(value);
+      }
+    }
+  }
+});
+
+describe("connecting an OAuth provider through a link", () => {
+  it("signs Alice in at the identity provider, then stores her PagerDuty tokens", async () => {
+    const alice = newBrowser("alice");
+    const link = await linkFor(principal("alice"), "pager");
+    const page = await alice.open(link.url);
+
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Connected PagerDuty as alice@example.com");
+    expect(page.links).toContain(`${site.url}/connect`);
+    const connection = await connections.get(principal("alice"), "pager");
+    expect(connection).toMatchObject({
+      provider: "pager",
+      account: "alice@example.com",
+      scopes: ["read"],
+      clientId: "pager-client",
+      tokenType: "bearer",
+      server: {
+        issuer: pagerAuth.url,
+        token_endpoint: `${pagerAuth.url}/token`,
+        revocation_endpoint: `${pagerAuth.url}/revoke`,
+      },
+    });
+    expect(pagerAuth.issued).toContain(connection?.accessToken);
+    expect(pagerAuth.issued).toContain(connection?.refreshToken);
+    expect(connection?.expiresAt).toBeGreaterThan(Date.now());
+
+    // Browser sign-in: OpenID Connect code flow with PKCE, state and nonce.
+    const signIn = idp.authorizations.at(-1);
+    expect(signIn).toMatchObject({
+      response_type: "code",
+      client_id: "connect-client",
+      redirect_uri: `${site.url}/connect/signed-in`,
+      scope: "openid email",
+      code_challenge_method: "S256",
+    });
+    expect(signIn?.state).toBeTruthy();
+    expect(signIn?.nonce).toBeTruthy();
+    // Upstream: code flow with PKCE and state, the toolkit's scopes, the registered redirect URI.
+    const consent = pagerAuth.authorizations.at(-1);
+    expect(consent).toMatchObject({
+      response_type: "code",
+      client_id: "pager-client",
+      redirect_uri: `${site.url}/connect/pager/callback`,
+      scope: "read",
+      code_challenge_method: "S256",
+    });
+    expect(consent?.state).toBeTruthy();
+    expect(pagerAuth.tokenRequests.at(-1)).toMatchObject({
+      grant_type: "authorization_code",
+      client_id: "pager-client",
+      client_secret: PAGER_SECRET,
+      redirect_uri: `${site.url}/connect/pager/callback`,
+    });
+    expect(pagerAuth.tokenRequests.at(-1)?.code_verifier).toBeTruthy();
+
+    const cookie = alice.setCookies.at(-1) ?? "";
+    expect(cookie).toMatch(/^toolkits_connect=[\w-]{43}; /);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).toContain("Path=/connect");
+    expect(cookie).not.toContain("Secure");
+
+    expect(logs).toContainEqual({
+      level: "info",
+      message: "connected",
+      fields: { provider: "pager", principal: hashKey(principal("alice")).slice(0, 12) },
+    });
+    expect(JSON.stringify(logs)).not.toContain(principal("alice"));
+  });
+
+  it("connects Google with offline access, reusing the browser session", async () => {
+    const alice = newBrowser("alice");
+    await alice.open(`${site.url}/connect`);
+    const signIns = idp.authorizations.length;
+    const link = await linkFor(principal("alice"), "google");
+    const page = await alice.open(link.url);
+
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Connected Google as alice@example.com");
+    expect(idp.authorizations).toHaveLength(signIns);
+    const consent = googleAuth.authorizations.at(-1);
+    expect(consent).toMatchObject({ access_type: "offline", prompt: "consent" });
+    expect(consent?.scope?.split(" ")).toContain("https://www.googleapis.com/auth/drive.file");
+    const connection = await connections.get(principal("alice"), "google");
+    expect(connection?.account).toBe("alice@example.com");
+    expect(connection?.scopes).toEqual(scopes("google"));
+    expect(googleAuth.issued).toContain(connection?.accessToken);
+  });
+
+  it("refuses Bob Alice's link, using nothing up, and lets Alice use it afterwards", async () => {
+    const link = await linkFor(principal("alice"), "pager");
+    await connections.remove(principal("alice"), "pager");
+    const bob = newBrowser("bob");
+    const refused = await bob.open(link.url);
+
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain(
+      "This link was made for someone else; ask your agent for a new link while signed in as yourself",
+    );
+    expect(await connections.peek(link.code)).toEqual({ principal: principal("alice"), provider: "pager" });
+    expect(await connections.get(principal("bob"), "pager")).toBeUndefined();
+    expect(await connections.get(principal("alice"), "pager")).toBeUndefined();
+
+    const alice = newBrowser("alice");
+    const page = await alice.open(link.url);
+    expect(page.status).toBe(200);
+    expect(await connections.get(principal("alice"), "pager")).toBeDefined();
+  });
+
+  it("refuses a code the second time", async () => {
+    const alice = newBrowser("alice");
+    const link = await linkFor(principal("alice"), "pager");
+    expect((await alice.open(link.url)).status).toBe(200);
+    const again = await alice.open(link.url);
+    expect(again.status).toBe(410);
+    expect(again.text).toContain("This link is no longer valid");
+  });
+
+  it("explains an expired, unknown or missing code", async () => {
+    const alice = newBrowser("alice");
+    const link = await linkFor(principal("alice"), "google");
+    // The code's record, rewritten to expire at once.
+    await store.set(
+      `tk:code:${hashKey(link.code)}`,
+      { principal: principal("alice"), provider: "google" },
+      1,
+    );
+    await sleep(20);
+    const expired = await alice.open(link.url);
+    expect(expired.status).toBe(410);
+    expect(expired.text).toContain("expired (links work for 10 minutes)");
+
+    const unknown = await alice.open(`${site.url}/connect/google?code=${random("unknown")}`);
+    expect(unknown.status).toBe(410);
+    const wrongProvider = await linkFor(principal("alice"), "pager");
+    const mismatched = await alice.open(`${site.url}/connect/google?code=${wrongProvider.code}`);
+    expect(mismatched.status).toBe(410);
+    expect(await connections.peek(wrongProvider.code)).toBeDefined();
+    const missing = await alice.open(`${site.url}/connect/google`);
+    expect(missing.status).toBe(400);
+    expect(missing.text).toContain("Open the link your agent gave you");
+  });
+
+  it("lets only the person who started an authorization finish it", async () => {
+    const alice = newBrowser("alice");
+    const bob = newBrowser("bob");
+    await bob.open(`${site.url}/connect`);
+    await connections.remove(principal("alice"), "pager");
+    const link = await linkFor(principal("alice"), "pager");
+    const paused = await alice.open(link.url, {
+      stopBefore: (url) => url.pathname === "/connect/pager/callback",
+    });
+    const callback = paused.location ?? "";
+    expect(callback).toContain("/connect/pager/callback?");
+
+    const hijacked = await bob.open(callback);
+    expect(hijacked.status).toBe(403);
+    expect(hijacked.text).toContain("started by someone else");
+    expect(await connections.get(principal("bob"), "pager")).toBeUndefined();
+
+    const finished = await alice.open(callback);
+    expect(finished.status).toBe(200);
+    expect(await connections.get(principal("alice"), "pager")).toBeDefined();
+    expect((await alice.open(callback)).status).toBe(400);
+  });
+
+  it("says so when the person does not grant access", async () => {
+    const erin = newBrowser("erin");
+    const link = await linkFor(principal("erin"), "pager");
+    const paused = await erin.open(link.url, {
+      stopBefore: (url) => url.pathname === "/connect/pager/callback",
+    });
+    const callback = new URL(paused.location ?? "");
+    callback.searchParams.delete("code");
+    callback.searchParams.set("error", "access_denied");
+    const denied = await erin.open(callback.href);
+    expect(denied.status).toBe(403);
+    expect(denied.text).toContain("PagerDuty did not grant access (access_denied)");
+    expect(await connections.get(principal("erin"), "pager")).toBeUndefined();
+  });
+});
+
+describe("the marketing form", () => {
+  it("checks the key against the App API, refusing a bad one, and stores a good one", async () => {
+    const alice = newBrowser("alice");
+    const link = await linkFor(principal("alice"), "marketing");
+    const form = await alice.open(link.url);
+    expect(form.status).toBe(200);
+    expect(Object.keys(form.form().fields).sort()).toEqual(["api_key", "csrf", "region"]);
+
+    const refused = await alice.submit(form, { api_key: BAD_KEY, region: "eu" });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("Customer.io refused the key in the EU region");
+    expect(refused.form().fields.region).toBe("eu");
+    expect(marketing.requests.at(-1)).toEqual({
+      request: "GET /v1/workspaces",
+      authorization: `Bearer ${BAD_KEY}`,
+    });
+    expect(await connections.get(principal("alice"), "marketing")).toBeUndefined();
+
+    const failed = await alice.submit(refused, { api_key: FAILING_KEY });
+    expect(failed.status).toBe(502);
+    expect(failed.text).toContain("The key could not be checked");
+    expect(failed.text).toContain("Try again");
+    expect(await connections.get(principal("alice"), "marketing")).toBeUndefined();
+
+    const checks = marketing.requests.length;
+    const done = await alice.submit(failed, { api_key: GOOD_KEY, region: "us" });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain("Connected Customer.io App API (US region)");
+    expect(done.links).toContain(`${site.url}/connect`);
+    expect(marketing.requests.length).toBe(checks + 1);
+    expect(await connections.get(principal("alice"), "marketing")).toMatchObject({
+      provider: "marketing",
+      apiKey: GOOD_KEY,
+      region: "us",
+    });
+  });
+
+  it("refuses a post without the session's CSRF token", async () => {
+    const frank = newBrowser("frank");
+    const link = await linkFor(principal("frank"), "marketing");
+    const form = await frank.open(link.url);
+    const checks = marketing.requests.length;
+    const missing = await frank.post(`${site.url}/connect/marketing`, { api_key: GOOD_KEY, region: "us" });
+    expect(missing.status).toBe(400);
+    const wrong = await frank.submit(form, { csrf: random("csrf"), api_key: GOOD_KEY });
+    expect(wrong.status).toBe(400);
+    const stranger = await newBrowser().post(`${site.url}/connect/marketing`, {
+      ...form.form().fields,
+      api_key: GOOD_KEY,
+    });
+    expect(stranger.status).toBe(401);
+    expect(marketing.requests.length).toBe(checks);
+    expect(await connections.get(principal("frank"), "marketing")).toBeUndefined();
+  });
+});
+
+describe("the connections page", () => {
+  it("lists the person's connections and disconnects them, revoking upstream", async () => {
+    const dora = newBrowser("dora");
+    expect((await dora.open((await linkFor(principal("dora"), "pager")).url)).status).toBe(200);
+    const keyForm = await dora.open((await linkFor(principal("dora"), "marketing")).url);
+    expect((await dora.submit(keyForm, { api_key: GOOD_KEY })).status).toBe(200);
+    const pager = await connections.get(principal("dora"), "pager");
+
+    const list = await dora.open(`${site.url}/connect`);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain("Signed in as dora@example.com");
+    expect(list.text).toContain("PagerDuty as dora@example.com");
+    expect(list.text).toContain("Customer.io App API US region");
+    expect(list.forms.map((form) => form.action)).toEqual([
+      `${site.url}/connect/pager/disconnect`,
+      `${site.url}/connect/marketing/disconnect`,
+    ]);
+
+    const revocations = pagerAuth.revocations.length;
+    const out = await dora.submit(list, {}, /\/pager\/disconnect$/);
+    expect(out.status).toBe(200);
+    expect(out.text).toContain("Disconnected PagerDuty");
+    expect(out.text).toContain("PagerDuty was told to revoke the access it granted");
+    expect(out.links).toContain(`${site.url}/connect`);
+    await vi.waitFor(() => expect(pagerAuth.revocations).toHaveLength(revocations + 1));
+    expect(pagerAuth.revocations.at(-1)).toMatchObject({
+      token: pager?.refreshToken,
+      token_type_hint: "refresh_token",
+      client_id: "pager-client",
+    });
+    expect(await connections.get(principal("dora"), "pager")).toBeUndefined();
+    expect(logs).toContainEqual({
+      level: "info",
+      message: "disconnected",
+      fields: {
+        provider: "pager",
+        principal: hashKey(principal("dora")).slice(0, 12),
+        revocation: "revoked",
+      },
+    });
+
+    const afterPager = await dora.open(`${site.url}/connect`);
+    const key = await dora.submit(afterPager, {}, /\/marketing\/disconnect$/);
+    expect(key.text).toContain("It still works at Customer.io");
+    expect(await connections.get(principal("dora"), "marketing")).toBeUndefined();
+    expect((await dora.open(`${site.url}/connect`)).text).toContain("No accounts are connected");
+  });
+
+  it("removes a connection even when the revocation fails, and says so", async () => {
+    const gus = newBrowser("gus");
+    expect((await gus.open((await linkFor(principal("gus"), "google")).url)).status).toBe(200);
+    googleAuth.failNextRevocation(503);
+    const list = await gus.open(`${site.url}/connect`);
+    const out = await gus.submit(list, {}, /\/google\/disconnect$/);
+    expect(out.status).toBe(200);
+    expect(out.text).toContain("Google did not confirm revoking the access");
+    expect(await connections.get(principal("gus"), "google")).toBeUndefined();
+    expect(logs.some((line) => line.message === "revocation failed")).toBe(true);
+  });
+
+  it("needs the CSRF token to disconnect", async () => {
+    const hal = newBrowser("hal");
+    expect((await hal.open((await linkFor(principal("hal"), "pager")).url)).status).toBe(200);
+    const refused = await hal.post(`${site.url}/connect/pager/disconnect`, { csrf: random("csrf") });
+    expect(refused.status).toBe(400);
+    expect(await connections.get(principal("hal"), "pager")).toBeDefined();
+  });
+});
+
+describe("signing in with a named static token", () => {
+  it("asks for the person's token, then carries on to the link", async () => {
+    const carol = newBrowser();
+    const link = await linkFor("token:carol", "marketing", tokenConnections);
+    const signIn = await carol.open(link.url);
+    expect(signIn.status).toBe(200);
+    expect(signIn.url).toBe(`${tokenSite.url}/connect/sign-in`);
+    expect(Object.keys(signIn.form().fields).sort()).toEqual(["csrf", "token"]);
+
+    const wrong = await carol.submit(signIn, { token: random("not-a-token") });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain("That token is not one this server knows");
+
+    const keyForm = await carol.submit(wrong, { token: CAROL_TOKEN });
+    expect(keyForm.status).toBe(200);
+    expect(keyForm.form().action).toBe(`${tokenSite.url}/connect/marketing`);
+    expect((await carol.submit(keyForm, { api_key: GOOD_KEY })).status).toBe(200);
+    expect(await tokenConnections.get("token:carol", "marketing")).toMatchObject({ apiKey: GOOD_KEY });
+    expect((await carol.open(`${tokenSite.url}/connect`)).text).toContain("Signed in as carol");
+  });
+
+  it("refuses a token form without its CSRF token", async () => {
+    const mallory = newBrowser();
+    await mallory.open(`${tokenSite.url}/connect/sign-in`);
+    const refused = await mallory.post(`${tokenSite.url}/connect/sign-in`, { token: CAROL_TOKEN });
+    expect(refused.status).toBe(400);
+    expect((await mallory.open(`${tokenSite.url}/connect`)).url).toBe(`${tokenSite.url}/connect/sign-in`);
+  });
+});
+
+describe("routing", () => {
+  const pages = (env: NodeJS.ProcessEnv = {}) =>
+    createConnectPages({
+      connections: storedConnections(store, "http://pages.test"),
+      store,
+      publicUrl: "https://pages.test",
+      env,
+      logger,
+      fetch: globalThis.fetch,
+      scopes,
+    });
+
+  it("leaves other paths alone and answers unknown ones under /connect with 404", async () => {
+    const handler = pages();
+    expect(await handler(new Request("https://pages.test/mcp"))).toBeUndefined();
+    expect(await handler(new Request("https://pages.test/connected"))).toBeUndefined();
+    expect((await handler(new Request("https://pages.test/connect/nope")))?.status).toBe(404);
+    expect((await handler(new Request("https://pages.test/connect", { method: "DELETE" })))?.status).toBe(
+      405,
+    );
+  });
+
+  it("says what to set when there is no way to sign in", async () => {
+    const response = await pages()(new Request("https://pages.test/connect"));
+    expect(response?.status).toBe(503);
+    expect(await response?.text()).toContain("MCP_OAUTH_ISSUER");
+  });
+
+  it("marks the session cookie Secure on an https public URL", async () => {
+    const handler = createConnectPages({
+      connections: storedConnections(store, "https://pages.test"),
+      store,
+      publicUrl: "https://pages.test",
+      env: {},
+      logger,
+      fetch: globalThis.fetch,
+      scopes,
+      identifyToken: () => undefined,
+    });
+    const response = await handler(new Request("https://pages.test/connect/sign-in"));
+    expect(response?.headers.get("set-cookie")).toMatch(/; Secure$/);
+  });
+});

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { OAuth2Server } from "oauth2-mock-server";
+import { MOCK_USER_PARAM } from "./browser.js";
+
+/**
+ * A real local OAuth 2.0 / OpenID Connect server (oauth2-mock-server) that signs in whoever the
+ * test browser says (`browser({ user })` adds `mock_user=<user>` to each authorization request):
+ * the tokens it then issues for that code, and for refresh tokens from it, have `sub` = the user
+ * and `email` = `<user>@example.com`. Without one, `sub` is the mock's own `johndoe`.
+ */
+export interface MockAuthServer {
+  /** The issuer URL, on 127.0.0.1 (discovery at `/.well-known/openid-configuration`). */
+  url: string;
+  server: OAuth2Server;
+  /** Query parameters of every authorization request. */
+  authorizations: Record<string, string>[];
+  /** Form bodies of every token request (grant type, code verifier, client secret, …). */
+  tokenRequests: Record<string, string>[];
+  /** Form bodies of every revocation request (token, token_type_hint, …), as they arrive. */
+  revocations: Record<string, string>[];
+  /** Every token value it issued: access, refresh and ID tokens. */
+  issued: string[];
+  /** Every authorization code it handed out. */
+  codes: string[];
+  /** Makes the next revocation request fail with this HTTP status. */
+  failNextRevocation(status: number): void;
+  stop(): Promise<void>;
+}
+
+/** Starts a mock on a free loopback port. */
+export async function startMockAuthServer(): Promise<MockAuthServer> {
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate("RS256");
+  await server.start(0, "127.0.0.1");
+  // The mock names itself `localhost`, which may resolve to ::1 where it does not listen.
+  server.issuer.url = `http://127.0.0.1:${server.address().port}`;
+  const usersByCode = new Map<string, string>();
+  const scopesByCode = new Map<string, string>();
+  const usersByRefreshToken = new Map<string, string>();
+  const mock: MockAuthServer = {
+    url: server.issuer.url,
+    server,
+    authorizations: [],
+    tokenRequests: [],
+    revocations: [],
+    issued: [],
+    codes: [],
+    failNextRevocation(status) {
+      server.service.once("beforeRevoke", (response) => {
+        response.statusCode = status;
+      });
+    },
+    stop: () => server.stop(),
+  };
+  const userOf = (body: Record<string, string>) =>
+    (body.code && usersByCode.get(body.code)) ||
+    (body.refresh_token && usersByRefreshToken.get(body.refresh_token)) ||
+    undefined;
+  server.service.on("beforeAuthorizeRedirect", (redirect, request) => {
+    const query = { ...(request.query as Record<string, string>) };
+    mock.authorizations.push(query);
+    const code = redirect.url.searchParams.get("code");
+    if (!code) return;
+    mock.codes.push(code);
+    const user = query[MOCK_USER_PARAM];
+    if (user) usersByCode.set(code, user);
+    if (query.scope) scopesByCode.set(code, query.scope);
+  });
+  server.service.on("beforeTokenSigning", (token, request) => {
+    // Tokens signed within one second would otherwise be identical.
+    token.payload.jti = randomUUID();
+    const user = userOf(request.body as Record<string, string>);
+    if (user) Object.assign(token.payload, { sub: user, email: `${user}@example.com` });
+  });
+  server.service.on("beforeResponse", (response, request) => {
+    const body = request.body as Record<string, string>;
+    mock.tokenRequests.push({ ...body });
+    if (typeof response.body !== "object") return;
+    // The mock grants "dummy" unless a scope is posted; a real server grants what was asked.
+    const asked = body.code ? scopesByCode.get(body.code) : undefined;
+    if (asked) response.body.scope = asked;
+    const user = userOf(body);
+    const refresh = response.body.refresh_token;
+    if (user && typeof refresh === "string") usersByRefreshToken.set(refresh, user);
+    for (const key of ["access_token", "refresh_token", "id_token"]) {
+      const value = response.body[key];
+      if (typeof value === "string") mock.issued.push(value);
+    }
+  });
+  server.service.on("beforeRevoke", (_response, request) => {
+    // The mock does not parse revocation bodies; read it here (the stream is still unread).
+    readBody(request as unknown as IncomingMessage).then((text) =>
+      mock.revocations.push(Object.fromEntries(new URLSearchParams(text))),
+    );
+  });
+  return mock;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (text += chunk));
+    request.on("end", () => resolve(text));
+  });
+}

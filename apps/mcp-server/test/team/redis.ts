@@ -1,0 +1,254 @@
+// A real redis-server for the team store's tests, on a free loopback port, with nothing persisted
+// unless a test asks. The binary is found on PATH, /usr/bin or /usr/sbin; when there is none and
+// the tests run as root on Debian (CI), Debian's redis-server package is installed; otherwise one
+// line says what to install. Installing takes a while: call `startRedis()` from a `beforeAll` with a
+// timeout of a few minutes (`INSTALL_TIMEOUT_MS`).
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, constants, existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import { createClient } from "redis";
+
+const exec = promisify(execFile);
+
+/** How long a first run may spend installing redis-server: give `beforeAll` at least this much. */
+export const INSTALL_TIMEOUT_MS = 5 * 60_000;
+const START_TIMEOUT_MS = 10_000;
+const INSTALL_HINT =
+  "No redis-server for the team store tests: install Debian's redis-server package (`sudo apt-get update && sudo apt-get install -y redis-server`).";
+
+/** A running redis-server. */
+export interface RedisServer {
+  /** `redis://127.0.0.1:<port>`. */
+  url: string;
+  port: number;
+  /** Its working directory (under the system's temporary directory), where it would persist. */
+  dir: string;
+  /** Stops it for good and removes its directory. */
+  stop(): Promise<void>;
+  /**
+   * Stops it (SIGTERM, so it saves on the way out when the test asked for persistence), runs
+   * `whileDown` if given, and starts it again on the same port and directory, resolving once it
+   * answers PING. Without persistence it comes back empty.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
+  /**
+   * Everything Redis holds, for a test to search for plaintext: one `key<TAB>value` line per key
+   * (string values as stored; other types by type name), then the bytes of a fresh RDB snapshot as
+   * latin1 text. Without snapshot persistence (the default) the snapshot file is removed afterwards,
+   * so it never changes what a restart loads.
+   */
+  dump(): Promise<string>;
+}
+
+export interface RedisServerOptions {
+  /**
+   * More `redis-server` arguments, after the defaults (`--save ''`, `--appendonly no`), so they win:
+   * e.g. `["--appendonly", "yes"]` for data that survives a restart.
+   */
+  args?: string[];
+}
+
+let binary: Promise<string> | undefined;
+
+/** The redis-server binary, installing Debian's package when root and there is none; throws one line otherwise. */
+export function redisServerBinary(): Promise<string> {
+  binary ??= findOrInstall();
+  return binary;
+}
+
+function candidates(): string[] {
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
+  return [...new Set([...dirs, "/usr/bin", "/usr/sbin"])].map((dir) => join(dir, "redis-server"));
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function findOrInstall(): Promise<string> {
+  const found = candidates().find(executable);
+  if (found) return found;
+  if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) throw new Error(INSTALL_HINT);
+  console.warn("No redis-server found: installing Debian's redis-server package (once).");
+  try {
+    await exec("sh", ["-c", "apt-get update && apt-get install -y redis-server"], {
+      timeout: INSTALL_TIMEOUT_MS,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  } catch (error) {
+    const { stderr } = error as { stderr?: string };
+    const line = (stderr ?? "").split("\n").find((text) => /^E:/.test(text.trim()));
+    throw new Error(`${INSTALL_HINT}${line ? ` (apt-get: ${line.trim()})` : ""}`);
+  }
+  const installed = candidates().find(executable);
+  if (!installed) throw new Error(INSTALL_HINT);
+  return installed;
+}
+
+/** A loopback port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (!address || typeof address === "string") throw new Error("No free loopback port.");
+  return address.port;
+}
+
+/** Resolves when Redis at `port` answers PING with PONG; false when it did not in one try. */
+function pong(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString("latin1");
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+  });
+}
+
+const running = new Set<ChildProcess>();
+// A test run that dies before its afterAll must not leave servers behind.
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** Starts redis-server on `port` in `dir`; resolves once it answers, rejects with its output when it exits. */
+async function launch(path: string, port: number, dir: string, args: string[]): Promise<ChildProcess> {
+  const child = spawn(
+    path,
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--protected-mode",
+      "yes",
+      "--daemonize",
+      "no",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--logfile",
+      "",
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  running.add(child);
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+    running.delete(child);
+  });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!exited && Date.now() < deadline) {
+    if (await pong(port)) return child;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill("SIGKILL");
+  const last = output.trim().split("\n").at(-1) ?? "";
+  throw new Error(`redis-server on port ${port} did not start: ${last || "no PONG within 10 s"}`);
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts a redis-server for a test (see the file's comment); `stop()` it in `afterAll`. */
+export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const path = await redisServerBinary();
+  const args = options.args ?? [];
+  const dir = await mkdtemp(join(tmpdir(), "toolkits-redis-"));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  // Another process may take the free port between finding and binding it: try another.
+  for (let attempt = 1; !child; attempt++) {
+    port = await freePort();
+    try {
+      child = await launch(path, port, dir, args);
+    } catch (error) {
+      if (attempt >= 3) {
+        await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+  let current: ChildProcess | undefined = child;
+  const url = `redis://127.0.0.1:${port}`;
+  return {
+    url,
+    port,
+    dir,
+    async stop() {
+      if (current) await terminate(current);
+      current = undefined;
+      await rm(dir, { recursive: true, force: true });
+    },
+    async restart(whileDown) {
+      if (current) await terminate(current);
+      current = undefined;
+      await whileDown?.();
+      await mkdir(dir, { recursive: true });
+      current = await launch(path, port, dir, args);
+    },
+    dump: () => dumpRedis(url, dir),
+  };
+}
+
+async function dumpRedis(url: string, dir: string): Promise<string> {
+  const client = createClient({ url });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const lines: string[] = [];
+    for await (const batch of client.scanIterator({ COUNT: 1_000 }))
+      for (const key of batch) {
+        const type = await client.type(key);
+        lines.push(`${key}\t${type === "string" ? ((await client.get(key)) ?? "") : `<${type}>`}`);
+      }
+    // CONFIG SET dbfilename is refused by Redis 7 (a protected setting), so the snapshot goes to the
+    // usual file, which is removed again unless the test asked for snapshots to persist.
+    const config = await client.configGet("*");
+    await client.sendCommand(["SAVE"]);
+    const file = join(config.dir ?? dir, config.dbfilename ?? "dump.rdb");
+    const rdb = await readFile(file, "latin1");
+    if (!config.save) await rm(file, { force: true });
+    return `${lines.join("\n")}\n${rdb}`;
+  } finally {
+    await client.close();
+  }
+}

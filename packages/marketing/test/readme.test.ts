@@ -1,0 +1,150 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as core from "@toolkits/core";
+import * as aiSdk from "@toolkits/core/ai-sdk";
+import * as openai from "@toolkits/core/openai";
+import ts from "typescript";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as marketing from "../src/index.js";
+
+// The README's library snippets, as a reader copies them: every ```ts block after a
+// `<!-- readme-test -->` line is type-checked against the sources and run on the sandbox.
+
+const TEST = dirname(fileURLToPath(import.meta.url));
+const README = join(TEST, "../README.md");
+/** What the snippets import, by the names a reader imports them by. */
+const MODULES: Record<string, unknown> = {
+  "@toolkits/core": core,
+  "@toolkits/core/ai-sdk": aiSdk,
+  "@toolkits/core/openai": openai,
+  "@toolkits/marketing": marketing,
+};
+
+/** The marked TypeScript blocks, in README order. */
+function snippets(): string[] {
+  const text = readFileSync(README, "utf8");
+  return [...text.matchAll(/^<!-- readme-test -->\n+```ts\n([\s\S]*?)^```$/gm)].map(
+    (match) => match[1] ?? "",
+  );
+}
+
+/** Type errors of each snippet, compiled as a module of this package with the workspace sources. */
+function typeErrors(blocks: readonly string[]): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(TEST, "../tsconfig.json"), undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+    },
+  });
+  const options = { ...config?.options, noEmit: true, customConditions: ["@toolkits/source"] };
+  const names = blocks.map((_, index) => join(TEST, `readme-snippet-${index + 1}.ts`));
+  const code = new Map(names.map((name, index) => [name, blocks[index] ?? ""]));
+  const host = ts.createCompilerHost(options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (name) => code.has(name) || fileExists(name);
+  host.readFile = (name) => code.get(name) ?? readFile(name);
+  host.getSourceFile = (name, version, ...rest) => {
+    const text = code.get(name);
+    return text === undefined
+      ? getSourceFile(name, version, ...rest)
+      : ts.createSourceFile(name, text, version);
+  };
+  const program = ts.createProgram(names, options, host);
+  return names.flatMap((name, index) => {
+    const file = program.getSourceFile(name);
+    if (!file) throw new Error(`${name} was not compiled`);
+    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map(
+      ({ start = 0, length = 0, messageText }) =>
+        `snippet ${index + 1}, at "${file.text.slice(start, start + length)}": ${ts.flattenDiagnosticMessageText(messageText, "\n")}`,
+    );
+  });
+}
+
+/** Runs a snippet as written and resolves to its top-level constants. */
+// biome-ignore lint/suspicious/noExplicitAny: the snippets' values are whatever the README makes them
+async function run(code: string): Promise<Record<string, any>> {
+  const names = [...code.matchAll(/^(?:const|let) (\w+)/gm)].map((match) => match[1]);
+  const { outputText } = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2023 },
+  });
+  const require = (name: string) => {
+    if (!(name in MODULES)) throw new Error(`The README imports ${name}, which this test does not provide`);
+    return MODULES[name];
+  };
+  const AsyncFunction = (async () => {}).constructor as new (
+    ...args: string[]
+  ) => (...args: unknown[]) => unknown;
+  const body = `${outputText}\nreturn { ${names.join(", ")} };`;
+  return (await new AsyncFunction("require", "exports", body)(require, {})) as Record<string, unknown>;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the README's library snippets", () => {
+  const blocks = snippets();
+
+  // Type-checking pulls in the workspace sources: seconds, more when every suite runs at once.
+  it("are found and type-check against the sources", { timeout: 120_000 }, () => {
+    expect(blocks).toHaveLength(2);
+    expect(typeErrors(blocks)).toEqual([]);
+  });
+
+  it("run the tools on the sandbox with sandboxHost and invokeTool", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const { count, schema, created } = await run(blocks[0] ?? "");
+    expect(count).toEqual({ ok: true, result: { count: 25 } });
+    expect(schema.ok).toBe(true);
+    expect(schema.result.schema.properties).toHaveProperty("segment");
+    expect(created.ok).toBe(true);
+    const [[printedCount], [segment]] = log.mock.calls as [[number], [unknown]];
+    expect(printedCount).toBe(25);
+    expect(segment).toMatchObject({ id: expect.any(Number), name: "Trial users", type: "manual" });
+  });
+
+  it("hand the tools to the AI SDK and to OpenAI, strict, running calls on the sandbox", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const { segmentTools, tools, chat, responses } = await run(blocks[1] ?? "");
+    const names = segmentTools.map((tool: { name: string }) => tool.name.replace(".", "_"));
+    expect(names).toContain("MarketingApi_GetAllSegments");
+    expect(names).toContain("MarketingApi_GetSegmentMembers");
+    expect(Object.keys(tools)).toEqual(names);
+    const executed = await tools.MarketingApi_GetSegmentMembers.execute(
+      { segment_identifier: 7, maximum_results_per_page: 10 },
+      { toolCallId: "call-1", messages: [] },
+    );
+    expect(executed.identifiers).toHaveLength(10);
+    expect(executed.more).toBe(true);
+
+    expect(chat.tools.map((entry: openai.FunctionTool) => entry.function.name)).toEqual(names);
+    for (const { function: fn } of chat.tools as openai.FunctionTool[]) {
+      expect(fn.strict).toBe(true);
+      expect(fn.parameters.additionalProperties).toBe(false);
+      expect(fn.parameters.required).toEqual(Object.keys(fn.parameters.properties as object));
+    }
+    expect(responses.tools.map((entry: openai.ResponsesFunctionTool) => entry.name)).toEqual(names);
+    expect(responses.tools.every((entry: openai.ResponsesFunctionTool) => entry.strict)).toBe(true);
+
+    const [[answer]] = log.mock.calls as [[string]];
+    expect(answer).toBe('{"count":25}');
+
+    // The loops' calls, as the comments show them, on what a model sends.
+    const [message] = await chat.runCalls([
+      { id: "call_1", type: "function", function: { name: "MarketingApi_GetAllSegments", arguments: "{}" } },
+    ]);
+    expect(message).toMatchObject({ role: "tool", tool_call_id: "call_1" });
+    expect(JSON.parse(message.content).segments.length).toBeGreaterThan(0);
+    const [output] = await responses.runCalls([
+      {
+        type: "function_call",
+        call_id: "fc_1",
+        name: "MarketingApi_GetSegmentInfo",
+        arguments: '{"segment_identifier": 999999}',
+      },
+    ]);
+    expect(output).toMatchObject({ type: "function_call_output", call_id: "fc_1" });
+    expect(JSON.parse(output.output).error.kind).toBe("not_found");
+  });
+});

@@ -1,0 +1,319 @@
+#!/usr/bin/env node
+// Checks the deployment files, which CI cannot run (it has neither a Docker daemon nor a cluster, and
+// builds no image): the Dockerfile's shape, every Kubernetes manifest against the API's schemas, and
+// the compose file against the Compose Specification, each with what a team deployment needs.
+// Prints one line per check and exits 1 when one fails. Other files can be checked instead:
+//   node scripts/check-deploy.mjs [--dockerfile FILE] [--kubernetes DIR] [--compose FILE] [--haproxy FILE]
+// haproxy.cfg is checked with `haproxy -c` where haproxy is installed, and skipped where it is not.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Ajv } from "ajv";
+import addFormats from "ajv-formats";
+import { DockerfileParser } from "dockerfile-ast";
+import { parseAllDocuments } from "yaml";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const COMPOSE_SCHEMA = join(ROOT, "scripts/vendor/compose-spec.json");
+/** The server's image name in the compose file and the manifests. */
+const SERVER_IMAGE = /(^|\/)toolkits-mcp(:|@|$)/;
+
+const { values: paths } = parseArgs({
+  options: {
+    dockerfile: { type: "string", default: join(ROOT, "Dockerfile") },
+    kubernetes: { type: "string", default: join(ROOT, "deploy/kubernetes") },
+    compose: { type: "string", default: join(ROOT, "deploy/compose.yaml") },
+    haproxy: { type: "string", default: join(ROOT, "deploy/haproxy.cfg") },
+  },
+});
+
+let failures = 0;
+
+/** Prints one check's line: `problem` undefined means it passed, and `detail` says what was seen. */
+function report(name, problem, detail = "") {
+  if (problem) failures++;
+  console.log(
+    `${problem ? "FAIL" : "ok  "}  ${name}${problem ? `: ${problem}` : detail ? ` (${detail})` : ""}`,
+  );
+}
+
+/** Runs `check`, which returns a problem or undefined (or [problem, detail]); a throw is a failure too. */
+async function run(name, check) {
+  try {
+    const result = await check();
+    const [problem, detail] = Array.isArray(result) ? result : [result];
+    report(name, problem, detail);
+  } catch (error) {
+    report(name, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A path as printed: relative to the repository when inside it. */
+const shown = (file) => {
+  const inside = relative(ROOT, file);
+  return inside && !inside.startsWith("..") ? inside : file;
+};
+
+// --- Dockerfile -------------------------------------------------------------------------------
+
+const KEYWORDS = new Set(
+  "ADD ARG CMD COPY ENTRYPOINT ENV EXPOSE FROM HEALTHCHECK LABEL MAINTAINER ONBUILD RUN SHELL STOPSIGNAL USER VOLUME WORKDIR".split(
+    " ",
+  ),
+);
+
+/** The instructions of each build stage, in order. */
+function stages(dockerfile) {
+  const found = [];
+  for (const instruction of dockerfile.getInstructions()) {
+    if (instruction.getKeyword() === "FROM") found.push([]);
+    found.at(-1)?.push(instruction);
+  }
+  return found;
+}
+
+async function checkDockerfile(file) {
+  const name = shown(file);
+  const dockerfile = DockerfileParser.parse(readFileSync(file, "utf8"));
+  const all = stages(dockerfile);
+  const final = all.at(-1) ?? [];
+  const last = (keyword) => final.filter((instruction) => instruction.getKeyword() === keyword).at(-1);
+  await run(`${name}: every instruction is a Dockerfile instruction`, () => {
+    const unknown = dockerfile.getInstructions().filter((i) => !KEYWORDS.has(i.getKeyword()));
+    return unknown.length
+      ? `unknown ${unknown.map((i) => `${i.getKeyword()} (line ${i.getRange().start.line + 1})`).join(", ")}`
+      : undefined;
+  });
+  await run(`${name}: multi-stage build`, () => [
+    all.length >= 2 ? undefined : `${all.length} stage(s); build in one stage and run in another`,
+    `${all.length} stages`,
+  ]);
+  await run(`${name}: the final stage runs as a numeric non-root user`, () => {
+    const user = last("USER");
+    if (!user) return "no USER: the server would run as root";
+    const who = user.getArgumentsContent()?.split(":")[0] ?? "";
+    // Kubernetes' runAsNonRoot can only verify a numeric user.
+    if (who === "root" || who === "0") return `USER ${who} is root`;
+    return /^\d+$/.test(who)
+      ? [undefined, `USER ${who}`]
+      : `USER ${who} is not numeric (runAsNonRoot needs a uid)`;
+  });
+  await run(`${name}: the final stage has a HEALTHCHECK`, () => {
+    const check = last("HEALTHCHECK");
+    if (!check) return "no HEALTHCHECK";
+    return /^NONE\b/i.test(check.getArgumentsContent() ?? "") ? "HEALTHCHECK NONE" : undefined;
+  });
+  await run(`${name}: the final stage has an exec-form ENTRYPOINT or CMD`, () => {
+    const start = last("ENTRYPOINT") ?? last("CMD");
+    if (!start) return "neither ENTRYPOINT nor CMD";
+    // Shell form puts /bin/sh in front of the server, and SIGTERM would not reach it to drain.
+    return start.getJSONStrings().length ? undefined : `${start.getKeyword()} in shell form: use ["node", …]`;
+  });
+}
+
+// --- Kubernetes -------------------------------------------------------------------------------
+
+/** Every YAML file under `dir`, recursively. */
+function yamlFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** The YAML documents of `file` as plain objects (empty ones left out). @throws on a syntax error. */
+function documents(file) {
+  const docs = parseAllDocuments(readFileSync(file, "utf8"));
+  for (const doc of docs) if (doc.errors.length) throw new Error(doc.errors[0].message);
+  return docs.map((doc) => doc.toJS()).filter((value) => value != null);
+}
+
+/** The kubernetes-models class for `apiVersion` and `kind`. @throws when it knows neither. */
+async function modelClass(apiVersion, kind) {
+  // Only API group/version shapes become module paths.
+  if (typeof apiVersion !== "string" || !/^([a-z0-9.-]+\/)?v\d+((alpha|beta)\d+)?$/.test(apiVersion))
+    throw new Error(`apiVersion ${JSON.stringify(apiVersion)} is not a Kubernetes API version`);
+  let module;
+  try {
+    module = await import(`kubernetes-models/${apiVersion}`);
+  } catch {
+    throw new Error(`unknown apiVersion ${apiVersion}`);
+  }
+  const Model = typeof kind === "string" && /^[A-Z]\w*$/.test(kind) ? module[kind] : undefined;
+  if (typeof Model !== "function") throw new Error(`unknown kind ${kind} in ${apiVersion}`);
+  return Model;
+}
+
+const isKustomization = (doc) => /^kustomize\.config\.k8s\.io\//.test(doc.apiVersion ?? "");
+
+/** What the team deployment needs of the server's Deployment; a list of problems. */
+function serverDeploymentProblems(deployment) {
+  const spec = deployment.spec?.template?.spec ?? {};
+  const container = spec.containers?.find((c) => SERVER_IMAGE.test(c.image ?? ""));
+  if (!container) return ["no container runs the toolkits-mcp image"];
+  const probes = (probe) => probe?.httpGet?.path === "/healthz";
+  const nonRoot = container.securityContext?.runAsNonRoot ?? spec.securityContext?.runAsNonRoot;
+  return [
+    (deployment.spec?.replicas ?? 1) < 2 && `${deployment.spec?.replicas ?? 1} replica(s), fewer than 2`,
+    !probes(container.readinessProbe) && "no readiness probe on /healthz",
+    !probes(container.livenessProbe) && "no liveness probe on /healthz",
+    nonRoot !== true && "runAsNonRoot is not true",
+  ].filter(Boolean);
+}
+
+async function checkKubernetes(dir) {
+  const files = yamlFiles(dir);
+  const deployments = [];
+  const manifests = [];
+  await run(`${shown(dir)}: YAML manifests present`, () => [
+    files.length ? undefined : "no .yaml files",
+    `${files.length} files`,
+  ]);
+  for (const file of files) {
+    let docs = [];
+    await run(`${shown(file)}: parses as YAML`, () => {
+      docs = documents(file);
+      return docs.length ? undefined : "no documents";
+    });
+    for (const doc of docs) {
+      if (isKustomization(doc)) {
+        await run(`${shown(file)}: Kustomization lists every manifest`, () =>
+          kustomizationProblem(file, doc, files),
+        );
+        continue;
+      }
+      manifests.push(file);
+      const label = `${shown(file)}: ${doc.kind ?? "?"} ${doc.metadata?.name ?? "(no name)"} is valid`;
+      if (doc.kind === "Deployment") deployments.push(doc);
+      await run(label, async () => {
+        const Model = await modelClass(doc.apiVersion, doc.kind);
+        new Model(doc).validate();
+      });
+    }
+  }
+  await run(`${shown(dir)}: the server Deployment (≥2 replicas, /healthz probes, non-root)`, () => {
+    const server = deployments.filter((d) =>
+      d.spec?.template?.spec?.containers?.some((c) => SERVER_IMAGE.test(c.image ?? "")),
+    );
+    if (server.length !== 1) return `${server.length} Deployments run the toolkits-mcp image; expected 1`;
+    const problems = serverDeploymentProblems(server[0]);
+    return problems.length ? problems.join("; ") : [undefined, `${server[0].spec.replicas} replicas`];
+  });
+}
+
+/** Whether `kubectl apply -k` would apply every manifest: each listed resource exists, each file is listed. */
+function kustomizationProblem(file, doc, files) {
+  const base = dirname(file);
+  const listed = (doc.resources ?? []).map((resource) => resolve(base, resource));
+  const missing = listed.filter((path) => !existsSync(path));
+  const unlisted = files.filter(
+    (path) => path !== file && !listed.some((entry) => path === entry || path.startsWith(`${entry}/`)),
+  );
+  const problems = [
+    missing.length && `lists missing ${missing.map(shown).join(", ")}`,
+    unlisted.length && `does not list ${unlisted.map(shown).join(", ")}`,
+  ].filter(Boolean);
+  return problems.length ? problems.join("; ") : undefined;
+}
+
+// --- Compose ----------------------------------------------------------------------------------
+
+function composeValidator() {
+  const schema = JSON.parse(readFileSync(COMPOSE_SCHEMA, "utf8"));
+  // The schema is draft-07 (Ajv's default) but names its meta-schema by an https URL, which Ajv
+  // knows by http only. Union types and loose object typing are the schema's own style.
+  const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strictTypes: false });
+  addFormats(ajv);
+  const draft07 = ajv.getSchema("http://json-schema.org/draft-07/schema")?.schema;
+  if (schema.$schema && !ajv.getSchema(schema.$schema))
+    ajv.addMetaSchema({ ...draft07, $id: schema.$schema });
+  return ajv.compile(schema);
+}
+
+/** A service's environment as an object, from either the list or the mapping form. */
+function environmentOf(service) {
+  const env = service.environment ?? {};
+  if (!Array.isArray(env)) return env;
+  return Object.fromEntries(env.map((entry) => [entry.split("=")[0], entry.split("=").slice(1).join("=")]));
+}
+
+const isServer = (service) =>
+  SERVER_IMAGE.test(service.image ?? "") || (service.build !== undefined && !service.image);
+const replicasOf = (service) => service.deploy?.replicas ?? service.scale ?? 1;
+const LOAD_BALANCERS = /(^|\/)(haproxy|nginx|traefik|envoy|caddy)(:|@|$)/;
+
+async function checkCompose(file) {
+  const name = shown(file);
+  let compose = {};
+  await run(`${name}: parses as YAML`, () => {
+    const docs = documents(file);
+    if (docs.length !== 1) return `${docs.length} documents; expected 1`;
+    compose = docs[0];
+  });
+  await run(`${name}: valid against the Compose Specification`, () => {
+    const validate = composeValidator();
+    if (validate(compose)) return undefined;
+    return validate.errors
+      .slice(0, 5)
+      .map((error) => `${error.instancePath || "/"} ${error.message}`)
+      .join("; ");
+  });
+  const services = Object.entries(compose.services ?? {});
+  await run(`${name}: ≥2 server replicas on the Redis store, in per-user mode`, () => {
+    const servers = services.filter(([, service]) => isServer(service));
+    const replicas = servers.reduce((sum, [, service]) => sum + replicasOf(service), 0);
+    if (replicas < 2) return `${replicas} server replica(s)`;
+    const notShared = servers
+      .filter(([, service]) => {
+        const env = environmentOf(service);
+        return !/^rediss?:\/\//.test(env.MCP_STORE_URL ?? "") || env.MCP_CREDENTIALS !== "per-user";
+      })
+      .map(([key]) => key);
+    return notShared.length
+      ? `${notShared.join(", ")}: MCP_STORE_URL must be redis:// and MCP_CREDENTIALS per-user`
+      : [undefined, `${replicas} replicas`];
+  });
+  await run(`${name}: a Redis service`, () => {
+    const redis = services.filter(([, service]) => /(^|\/)redis(:|@|$)/.test(service.image ?? ""));
+    return redis.length ? [undefined, redis.map(([key]) => key).join(", ")] : "no service runs a redis image";
+  });
+  await run(`${name}: a load balancer publishing a port`, () => {
+    const balancers = services.filter(
+      ([, service]) => LOAD_BALANCERS.test(service.image ?? "") && service.ports?.length,
+    );
+    if (!balancers.length) return "no haproxy, nginx, traefik, envoy or caddy service with ports";
+    const published = services.filter(([, service]) => isServer(service) && service.ports?.length);
+    return published.length
+      ? `${published.map(([key]) => key).join(", ")} publish ports themselves, bypassing the load balancer`
+      : [undefined, balancers.map(([key]) => key).join(", ")];
+  });
+  await run(`${name}: bind-mounted files exist`, () => {
+    const sources = services.flatMap(([, service]) =>
+      (service.volumes ?? [])
+        .map((volume) => (typeof volume === "string" ? volume.split(":")[0] : volume.source))
+        .filter((source) => /^\.\.?\//.test(source ?? "")),
+    );
+    const missing = sources.filter((source) => !existsSync(resolve(dirname(file), source)));
+    return missing.length ? `missing ${missing.join(", ")}` : [undefined, sources.join(", ") || "none"];
+  });
+}
+
+/** `haproxy -c` on the load balancer's configuration, where haproxy is installed (skipped otherwise). */
+function checkHaproxy(file) {
+  const name = `${shown(file)}: haproxy -c accepts it`;
+  const found = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
+  if (found.error?.code === "ENOENT") return console.log(`skip  ${name}: haproxy is not installed`);
+  const lines = `${found.stderr}${found.stdout}`.split("\n").filter((line) => line.trim());
+  const alert = lines.find((line) => line.includes("ALERT")) ?? lines.at(-1);
+  report(name, found.status === 0 ? undefined : (alert ?? `exit ${found.status}`));
+}
+
+await checkDockerfile(resolve(paths.dockerfile));
+await checkKubernetes(resolve(paths.kubernetes));
+await checkCompose(resolve(paths.compose));
+checkHaproxy(resolve(paths.haproxy));
+console.log(`check-deploy: ${failures ? `${failures} failed` : "all passed"}`);
+if (failures) process.exit(1);
