@@ -1,15 +1,19 @@
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as core from "@toolkits/core";
 import * as aiSdk from "@toolkits/core/ai-sdk";
 import * as openai from "@toolkits/core/openai";
-import ts from "typescript";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as sheets from "../src/index.js";
 
 // The README's library snippets, as a reader copies them: every ```ts block after a
 // `<!-- readme-test -->` line is type-checked against the sources and run on the sandbox.
+
+// The shared machinery, typed and documented in packages/core/test/support/readme-snippets.ts (core's
+// typecheck covers it), loaded by URL at run time because this package's typecheck covers its own tree only.
+const { readmeSnippets, snippetTypeErrors, runSnippet } = await import(
+  new URL("../../core/test/support/readme-snippets.ts", import.meta.url).href
+);
 
 const TEST = dirname(fileURLToPath(import.meta.url));
 const README = join(TEST, "../README.md");
@@ -21,75 +25,20 @@ const MODULES: Record<string, unknown> = {
   "@toolkits/sheets": sheets,
 };
 
-/** The marked TypeScript blocks, in README order. */
-function snippets(): string[] {
-  const text = readFileSync(README, "utf8");
-  return [...text.matchAll(/^<!-- readme-test -->\n+```ts\n([\s\S]*?)^```$/gm)].map(
-    (match) => match[1] ?? "",
-  );
-}
-
-/** Type errors of each snippet, compiled as a module of this package with the workspace sources. */
-function typeErrors(blocks: readonly string[]): string[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(TEST, "../tsconfig.json"), undefined, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
-    },
-  });
-  const options = { ...config?.options, noEmit: true, customConditions: ["@toolkits/source"] };
-  const names = blocks.map((_, index) => join(TEST, `readme-snippet-${index + 1}.ts`));
-  const code = new Map(names.map((name, index) => [name, blocks[index] ?? ""]));
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (name) => code.has(name) || fileExists(name);
-  host.readFile = (name) => code.get(name) ?? readFile(name);
-  host.getSourceFile = (name, version, ...rest) => {
-    const text = code.get(name);
-    return text === undefined
-      ? getSourceFile(name, version, ...rest)
-      : ts.createSourceFile(name, text, version);
-  };
-  const program = ts.createProgram(names, options, host);
-  return names.flatMap((name, index) => {
-    const file = program.getSourceFile(name);
-    if (!file) throw new Error(`${name} was not compiled`);
-    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map(
-      ({ start = 0, length = 0, messageText }) =>
-        `snippet ${index + 1}, at "${file.text.slice(start, start + length)}": ${ts.flattenDiagnosticMessageText(messageText, "\n")}`,
-    );
-  });
-}
-
-/** Runs a snippet as written and resolves to its top-level constants. */
-// biome-ignore lint/suspicious/noExplicitAny: the snippets' values are whatever the README makes them
-async function run(code: string): Promise<Record<string, any>> {
-  const names = [...code.matchAll(/^(?:const|let) (\w+)/gm)].map((match) => match[1]);
-  const { outputText } = ts.transpileModule(code, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2023 },
-  });
-  const require = (name: string) => {
-    if (!(name in MODULES)) throw new Error(`The README imports ${name}, which this test does not provide`);
-    return MODULES[name];
-  };
-  const AsyncFunction = (async () => {}).constructor as new (
-    ...args: string[]
-  ) => (...args: unknown[]) => unknown;
-  const body = `${outputText}\nreturn { ${names.join(", ")} };`;
-  return (await new AsyncFunction("require", "exports", body)(require, {})) as Record<string, unknown>;
-}
+/** Runs a snippet as written, on this package's modules, and resolves to its top-level constants. */
+const run = (code: string) => runSnippet(code, MODULES);
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 describe("the README's library snippets", () => {
-  const blocks = snippets();
+  const blocks: string[] = readmeSnippets(README);
 
   // Type-checking pulls in the workspace sources: seconds, more when every suite runs at once.
   it("are found and type-check against the sources", { timeout: 120_000 }, () => {
     expect(blocks).toHaveLength(2);
-    expect(typeErrors(blocks)).toEqual([]);
+    expect(snippetTypeErrors(blocks, { tsconfig: join(TEST, "../tsconfig.json"), dir: TEST })).toEqual([]);
   });
 
   it("run the tools on the sandbox with sandboxHost and invokeTool", async () => {

@@ -25,6 +25,8 @@ export interface MockAuthServer {
   codes: string[];
   /** Makes the next revocation request fail with this HTTP status. */
   failNextRevocation(status: number): void;
+  /** Tokens issued from now on last `seconds` (undefined: the mock's default hour). */
+  tokenLifetime(seconds: number | undefined): void;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,8 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
   const usersByCode = new Map<string, string>();
   const scopesByCode = new Map<string, string>();
   const usersByRefreshToken = new Map<string, string>();
+  const scopesByRefreshToken = new Map<string, string>();
+  let lifetime: number | undefined;
   const mock: MockAuthServer = {
     url: server.issuer.url,
     server,
@@ -50,6 +54,9 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
       server.service.once("beforeRevoke", (response) => {
         response.statusCode = status;
       });
+    },
+    tokenLifetime(seconds) {
+      lifetime = seconds;
     },
     stop: () => server.stop(),
   };
@@ -70,6 +77,7 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
   server.service.on("beforeTokenSigning", (token, request) => {
     // Tokens signed within one second would otherwise be identical.
     token.payload.jti = randomUUID();
+    if (lifetime !== undefined) token.payload.exp = Math.floor(Date.now() / 1000) + lifetime;
     const user = userOf(request.body as Record<string, string>);
     if (user) Object.assign(token.payload, { sub: user, email: `${user}@example.com` });
   });
@@ -77,12 +85,19 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
     const body = request.body as Record<string, string>;
     mock.tokenRequests.push({ ...body });
     if (typeof response.body !== "object") return;
-    // The mock grants "dummy" unless a scope is posted; a real server grants what was asked.
-    const asked = body.code ? scopesByCode.get(body.code) : undefined;
+    // The mock grants "dummy" unless a scope is posted; a real server grants what was asked, and
+    // a refresh grants what the original grant did.
+    const asked = body.code
+      ? scopesByCode.get(body.code)
+      : body.refresh_token
+        ? scopesByRefreshToken.get(body.refresh_token)
+        : undefined;
     if (asked) response.body.scope = asked;
+    if (lifetime !== undefined && "expires_in" in response.body) response.body.expires_in = lifetime;
     const user = userOf(body);
     const refresh = response.body.refresh_token;
     if (user && typeof refresh === "string") usersByRefreshToken.set(refresh, user);
+    if (asked && typeof refresh === "string") scopesByRefreshToken.set(refresh, asked);
     for (const key of ["access_token", "refresh_token", "id_token"]) {
       const value = response.body[key];
       if (typeof value === "string") mock.issued.push(value);

@@ -1,24 +1,17 @@
 // A real redis-server for the team store's tests, on a free loopback port, with nothing persisted
-// unless a test asks. The binary is found on PATH, /usr/bin or /usr/sbin; when there is none and
-// the tests run as root on Debian (CI), Debian's redis-server package is installed; otherwise one
-// line says what to install. Installing takes a while: call `startRedis()` from a `beforeAll` with a
-// timeout of a few minutes (`INSTALL_TIMEOUT_MS`).
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
+// unless a test asks. The binary comes from `debianBinary` (installed when root on Debian):
+// call `startRedis()` from a `beforeAll` with a timeout of a few minutes (`INSTALL_TIMEOUT_MS`).
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { createClient } from "redis";
+import { debianBinary, freePort } from "./debian.js";
 
-const exec = promisify(execFile);
+export { INSTALL_TIMEOUT_MS } from "./debian.js";
 
-/** How long a first run may spend installing redis-server: give `beforeAll` at least this much. */
-export const INSTALL_TIMEOUT_MS = 5 * 60_000;
 const START_TIMEOUT_MS = 10_000;
-const INSTALL_HINT =
-  "No redis-server for the team store tests: install Debian's redis-server package (`sudo apt-get update && sudo apt-get install -y redis-server`).";
 
 /** A running redis-server. */
 export interface RedisServer {
@@ -52,60 +45,8 @@ export interface RedisServerOptions {
   args?: string[];
 }
 
-let binary: Promise<string> | undefined;
-
-/** The redis-server binary, installing Debian's package when root and there is none; throws one line otherwise. */
-export function redisServerBinary(): Promise<string> {
-  binary ??= findOrInstall();
-  return binary;
-}
-
-function candidates(): string[] {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  return [...new Set([...dirs, "/usr/bin", "/usr/sbin"])].map((dir) => join(dir, "redis-server"));
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function findOrInstall(): Promise<string> {
-  const found = candidates().find(executable);
-  if (found) return found;
-  if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) throw new Error(INSTALL_HINT);
-  console.warn("No redis-server found: installing Debian's redis-server package (once).");
-  try {
-    await exec("sh", ["-c", "apt-get update && apt-get install -y redis-server"], {
-      timeout: INSTALL_TIMEOUT_MS,
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    });
-  } catch (error) {
-    const { stderr } = error as { stderr?: string };
-    const line = (stderr ?? "").split("\n").find((text) => /^E:/.test(text.trim()));
-    throw new Error(`${INSTALL_HINT}${line ? ` (apt-get: ${line.trim()})` : ""}`);
-  }
-  const installed = candidates().find(executable);
-  if (!installed) throw new Error(INSTALL_HINT);
-  return installed;
-}
-
-/** A loopback port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (!address || typeof address === "string") throw new Error("No free loopback port.");
-  return address.port;
-}
+/** The redis-server binary (see `debianBinary`). */
+export const redisServerBinary = () => debianBinary("redis-server", "redis-server", "the team store tests");
 
 /** Resolves when Redis at `port` answers PING with PONG; false when it did not in one try. */
 function pong(port: number): Promise<boolean> {

@@ -1,0 +1,175 @@
+// The team deployment of deploy/compose.yaml on loopback, with real parts: the built server in
+// per-user mode as separate processes, a real redis-server, a real HAProxy in front, the mock
+// identity provider and authorization servers (oauth2-mock-server) and the fake upstreams checking
+// whose token they get. Or the single-process layout on the embedded file store.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { CLI } from "../spawn.js";
+import { freePort } from "./debian.js";
+import { type Balancer, startBalancer } from "./haproxy.js";
+import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
+import { type RedisServer, startRedis } from "./redis.js";
+import { type FakeUpstreams, startFakeUpstreams } from "./upstreams.js";
+
+export type StoreKind = "redis" | "file";
+
+export interface Layout {
+  name: string;
+  replicas: number;
+  store: StoreKind;
+}
+
+/** One server process. */
+export interface Replica {
+  name: string;
+  /** Its own `http://127.0.0.1:<port>`, bypassing the balancer. */
+  url: string;
+  port: number;
+  /** Its standard error so far, earlier runs on the same port included: the JSON log lines. */
+  stderr(): string;
+  child: ChildProcess;
+}
+
+export interface Deployment {
+  /** Where clients go: the balancer, or the one replica. */
+  url: string;
+  replicas: Replica[];
+  balancer: Balancer | undefined;
+  redis: RedisServer | undefined;
+  /** The embedded store's file, for the file layout. */
+  storeFile: string | undefined;
+  idp: MockAuthServer;
+  pagerAuth: MockAuthServer;
+  googleAuth: MockAuthServer;
+  upstreams: FakeUpstreams;
+  /** The front door's audience, for bearer tokens. */
+  audience: string;
+  /** The environment every replica was started with (secrets included, for leak checks). */
+  env: Record<string, string>;
+  /** Kills replica `index` at once (SIGKILL). */
+  kill(index: number): void;
+  /** Starts replica `index` again on its port, with `env` over the deployment's. */
+  restart(index: number, env?: Record<string, string>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The upstream limits for the test: PagerDuty 60 per 10 s, the others out of the way. */
+export const RATE_LIMITS = "pager=60/10s,sheets-read=6000/10s,sheets-write=600/10s,marketing=100/1s";
+export const PAGER_LIMIT = { requests: 60, windowMs: 10_000 };
+
+export async function startDeployment(layout: Layout): Promise<Deployment> {
+  const [idp, pagerAuth, googleAuth] = await Promise.all([
+    startMockAuthServer(),
+    startMockAuthServer(),
+    startMockAuthServer(),
+  ]);
+  const upstreams = await startFakeUpstreams({
+    pagerduty: { issuer: pagerAuth.url, jwks: { keys: pagerAuth.server.issuer.keys.toJSON() } },
+    google: { issuer: googleAuth.url, jwks: { keys: googleAuth.server.issuer.keys.toJSON() } },
+    pagerLimit: PAGER_LIMIT,
+  });
+  const home = await mkdtemp(join(tmpdir(), "toolkits-team-"));
+  // Append-only persistence: what the store holds survives a Redis restart.
+  const redis = layout.store === "redis" ? await startRedis({ args: ["--appendonly", "yes"] }) : undefined;
+  const storeFile = layout.store === "file" ? join(home, "store.json") : undefined;
+  const ports = await Promise.all(Array.from({ length: layout.replicas }, () => freePort()));
+  const balancerPort = layout.replicas > 1 ? await freePort() : undefined;
+  const url = `http://127.0.0.1:${balancerPort ?? ports[0]}`;
+  const audience = "toolkits-mcp";
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    MCP_LOG_LEVEL: "info",
+    MCP_STORE_URL: redis?.url ?? pathToFileURL(storeFile ?? "").href,
+    MCP_STORE_KEY: randomBytes(32).toString("base64"),
+    MCP_PUBLIC_URL: url,
+    MCP_RATE_LIMITS: RATE_LIMITS,
+    MCP_OAUTH_ISSUER: idp.url,
+    MCP_OAUTH_AUDIENCE: audience,
+    MCP_OAUTH_JWKS_URL: `${idp.url}/jwks`,
+    MCP_CONNECT_CLIENT_ID: "connect-client",
+    MCP_CONNECT_CLIENT_SECRET: `connect-${randomBytes(16).toString("hex")}`,
+    PAGER_OAUTH_CLIENT_ID: "pager-client",
+    PAGER_OAUTH_CLIENT_SECRET: `pager-${randomBytes(16).toString("hex")}`,
+    PAGER_OAUTH_ISSUER: pagerAuth.url,
+    GOOGLE_OAUTH_CLIENT_ID: "google-client",
+    GOOGLE_OAUTH_CLIENT_SECRET: `google-${randomBytes(16).toString("hex")}`,
+    GOOGLE_OAUTH_ISSUER: googleAuth.url,
+    ...upstreams.env,
+  };
+  const replicas = await Promise.all(
+    ports.map((port, index) => launchReplica(`replica${index + 1}`, port, env)),
+  );
+  const balancer = balancerPort
+    ? await startBalancer(
+        balancerPort,
+        Object.fromEntries(replicas.map((replica) => [replica.name, `127.0.0.1:${replica.port}`])),
+      )
+    : undefined;
+  return {
+    url,
+    replicas,
+    balancer,
+    redis,
+    storeFile,
+    idp,
+    pagerAuth,
+    googleAuth,
+    upstreams,
+    audience,
+    env,
+    kill(index) {
+      replicas[index]?.child.kill("SIGKILL");
+    },
+    async restart(index, extra = {}) {
+      const old = replicas[index];
+      if (!old) throw new Error(`no replica ${index}`);
+      await stopped(old.child);
+      replicas[index] = await launchReplica(old.name, old.port, { ...env, ...extra }, old.stderr());
+    },
+    async stop() {
+      await balancer?.stop();
+      await Promise.all(replicas.map((replica) => stopped(replica.child)));
+      await Promise.all([idp.stop(), pagerAuth.stop(), googleAuth.stop(), upstreams.stop(), redis?.stop()]);
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the built server on `port` and resolves once it says it listens. */
+async function launchReplica(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  earlier = "",
+): Promise<Replica> {
+  const child = spawn(
+    process.execPath,
+    [CLI, "--transport", "http", "--credentials", "per-user", "--port", String(port)],
+    {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  process.once("exit", () => child.kill("SIGKILL"));
+  let stderr = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+      if (/"url":"http/.test(stderr)) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${stderr}`)));
+  });
+  return { name, url: `http://127.0.0.1:${port}`, port, child, stderr: () => earlier + stderr };
+}
+
+async function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
