@@ -1,22 +1,19 @@
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as core from "@toolkits/core";
 import * as aiSdk from "@toolkits/core/ai-sdk";
 import * as openai from "@toolkits/core/openai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as pager from "../src/index.js";
 
 // The README's library snippets, as a reader copies them: every ```ts block after a
 // `<!-- readme-test -->` line is type-checked against the sources and run on the sandbox.
 
-// The shared machinery, typed and documented in packages/core/test/support/readme-snippets.ts (core's
-// typecheck covers it), loaded by URL at run time because this package's typecheck covers its own tree only.
-const { readmeSnippets, snippetTypeErrors, runSnippet } = await import(
+// The shared machinery (finding, type-checking and running the snippets), typed and documented in
+// packages/core/test/support/readme-snippets.ts (core's typecheck covers it), loaded by URL at run time
+// because this package's typecheck covers its own tree only.
+const { readmeSuite } = await import(
   new URL("../../core/test/support/readme-snippets.ts", import.meta.url).href
 );
 
-const TEST = dirname(fileURLToPath(import.meta.url));
-const README = join(TEST, "../README.md");
 /** What the snippets import, by the names a reader imports them by. */
 const MODULES: Record<string, unknown> = {
   "@toolkits/core": core,
@@ -25,21 +22,9 @@ const MODULES: Record<string, unknown> = {
   "@toolkits/pager": pager,
 };
 
-/** Runs a snippet as written, on this package's modules, and resolves to its top-level constants. */
-const run = (code: string) => runSnippet(code, MODULES);
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
 describe("the README's library snippets", () => {
-  const blocks: string[] = readmeSnippets(README);
-
-  // Type-checking pulls in the workspace sources: seconds, more when every suite runs at once.
-  it("are found and type-check against the sources", { timeout: 120_000 }, () => {
-    expect(blocks).toHaveLength(2);
-    expect(snippetTypeErrors(blocks, { tsconfig: join(TEST, "../tsconfig.json"), dir: TEST })).toEqual([]);
-  });
+  // Checks that the README has 2 snippets and that they type-check; restores mocks after each test.
+  const { blocks, run } = readmeSuite(import.meta.url, MODULES, 2);
 
   it("run the tools on the sandbox with sandboxHost and invokeTool", async () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => {});

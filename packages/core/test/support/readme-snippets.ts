@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { afterEach, expect, it, vi } from "vitest";
 
 // Tested README snippets, shared by the toolkit packages' test/readme.test.ts: every ```ts block
 // after a `<!-- readme-test -->` line is type-checked against the workspace sources and run as a
@@ -85,4 +87,43 @@ export async function runSnippet(
   ) => (...args: unknown[]) => unknown;
   const body = `${outputText}\nreturn { ${names.join(", ")} };`;
   return (await new AsyncFunction("require", "exports", body)(require, {})) as Record<string, unknown>;
+}
+
+/** What `readmeSuite` gives a package's README test: the snippets, and a runner for them. */
+export interface ReadmeSuite {
+  /** The README's tested ```ts blocks, in order. */
+  blocks: string[];
+  /** Runs a snippet as written, on the test's modules, and resolves to its top-level constants. */
+  // biome-ignore lint/suspicious/noExplicitAny: the snippets' values are whatever the README makes them
+  run(code: string): Promise<Record<string, any>>;
+}
+
+/**
+ * The common part of a package's test/readme.test.ts, called inside its `describe` with the test file's
+ * `import.meta.url`: reads the snippets of the package's README.md (the folder above the test's), adds
+ * the test "are found and type-check against the sources" (exactly `expectedBlocks` snippets, none with
+ * a type error under the package's tsconfig.json), restores every mock after each test, and returns
+ * the snippets with a runner that serves their imports from `modules` (see `runSnippet`).
+ */
+export function readmeSuite(
+  testFileUrl: string,
+  modules: Readonly<Record<string, unknown>>,
+  expectedBlocks: number,
+): ReadmeSuite {
+  const testDir = dirname(fileURLToPath(testFileUrl));
+  const blocks = readmeSnippets(join(testDir, "../README.md"));
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  // Type-checking pulls in the workspace sources: seconds, more when every suite runs at once.
+  it("are found and type-check against the sources", { timeout: 120_000 }, () => {
+    expect(blocks).toHaveLength(expectedBlocks);
+    expect(snippetTypeErrors(blocks, { tsconfig: join(testDir, "../tsconfig.json"), dir: testDir })).toEqual(
+      [],
+    );
+  });
+
+  return { blocks, run: (code) => runSnippet(code, modules) };
 }
