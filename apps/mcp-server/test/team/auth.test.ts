@@ -8,6 +8,7 @@ import {
   tokenVerifier,
 } from "../../src/http-auth.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits, windowsFor } from "../../src/team/limits.js";
+import { runCli } from "../spawn.js";
 
 const ALICE = "a".repeat(40);
 const BOB = "b".repeat(40);
@@ -53,6 +54,23 @@ describe("who is calling, per person", () => {
       offLoopback,
     );
     expect(perUserProblem(oauth)).toBeUndefined();
+  });
+
+  it("the binary refuses to start per-user without a front door, over stdio, or without MCP_STORE_KEY, saying what to set", async () => {
+    const key = Buffer.alloc(32, 7).toString("base64");
+    const perUser = ["--credentials", "per-user"];
+    const noDoor = await runCli(["--transport", "http", "--port", "0", ...perUser], { MCP_STORE_KEY: key });
+    expect(noDoor.code).toBe(2);
+    expect(noDoor.stderr).toContain("set MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL");
+    expect(noDoor.stderr).toContain("MCP_HTTP_BEARER_TOKENS=alice:<token>,bob:<token>");
+    const stdio = await runCli(perUser, { MCP_STORE_KEY: key });
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--credentials per-user needs --transport http");
+    const noKey = await runCli(["--transport", "http", "--port", "0", ...perUser], {
+      MCP_HTTP_BEARER_TOKENS: `alice:${ALICE}`,
+    });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("set it to 32 random bytes in base64");
   });
 });
 
