@@ -8,6 +8,7 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
@@ -82,7 +83,10 @@ const installers = [
     what: "Debian's chromium package",
     applies: () => process.getuid?.() === 0 && existsSync("/etc/debian_version"),
     install: async () => {
-      await exec("sh", ["-c", "apt-get update && apt-get install -y chromium"], {
+      // Other test files may be installing their own packages: apt takes one at a time, so queue on
+      // the lock the server's tests use too (apps/mcp-server/test/team/debian.ts).
+      const install = "apt-get update && apt-get install -y -o DPkg::Lock::Timeout=300 chromium";
+      await exec("flock", [join(tmpdir(), "toolkits-apt.lock"), "sh", "-c", install], {
         timeout: INSTALL_TIMEOUT_MS,
         env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
       });

@@ -50,8 +50,9 @@ async function findOrInstall(program: string, pkg: string, purpose: string): Pro
   if (process.getuid?.() !== 0 || !existsSync("/etc/debian_version")) throw new Error(hint);
   console.warn(`No ${program} found: installing Debian's ${pkg} package (once).`);
   try {
-    // Test files run in parallel workers, and apt takes one install at a time: queue on a lock.
-    const install = `apt-get update && apt-get install -y ${pkg}`;
+    // Test files run in parallel workers (the sheets picker test may be installing Chromium), and apt
+    // takes one install at a time: queue on a lock.
+    const install = `apt-get update && apt-get install -y -o DPkg::Lock::Timeout=300 ${pkg}`;
     await exec("flock", [join(tmpdir(), "toolkits-apt.lock"), "sh", "-c", install], {
       timeout: INSTALL_TIMEOUT_MS,
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
