@@ -167,7 +167,6 @@ function serverDeploymentProblems(deployment) {
 async function checkKubernetes(dir) {
   const files = yamlFiles(dir);
   const deployments = [];
-  const manifests = [];
   await run(`${shown(dir)}: YAML manifests present`, () => [
     files.length ? undefined : "no .yaml files",
     `${files.length} files`,
@@ -185,7 +184,6 @@ async function checkKubernetes(dir) {
         );
         continue;
       }
-      manifests.push(file);
       const label = `${shown(file)}: ${doc.kind ?? "?"} ${doc.metadata?.name ?? "(no name)"} is valid`;
       if (doc.kind === "Deployment") deployments.push(doc);
       await run(label, async () => {

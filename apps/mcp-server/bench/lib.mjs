@@ -55,14 +55,26 @@ export function stdioServer(args = [], env = {}, script = CLI) {
     },
     /** tools/call; resolves with the JSON-RPC answer. */
     callTool: (name, args) => request("tools/call", { name, arguments: args }),
-    stop() {
-      return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      });
-    },
+    stop: () => stopChild(child),
   };
+}
+
+/** Stops a child process with SIGTERM; resolves once it has exited. */
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+/** Runs `run` `count` times one after another, pushing each run's time in ms onto `into`. */
+export async function timed(run, count, into) {
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await run();
+    into.push(performance.now() - started);
+  }
 }
 
 /** The `p`th percentile (0–100) of `values`, by nearest rank. */

@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CLI, fixed, percentile, report, residentMb } from "./lib.mjs";
+import { CLI, fixed, percentile, report, residentMb, stopChild } from "./lib.mjs";
 import { localPagerDuty } from "./upstream.mjs";
 
 const { values } = parseArgs({
@@ -58,15 +58,6 @@ async function start(argv) {
     child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
   return { child, url };
-}
-
-/** Stops a started server and waits for it to exit, so no two servers are ever under load at once. */
-function stop({ child }) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }
 
 // Every server gets the same headers: the SDK's transport, which ours is built on too, answers 406
@@ -181,7 +172,8 @@ async function run(argv, name) {
   try {
     return await measure(server, name);
   } finally {
-    await stop(server);
+    // Waits for it to exit, so no two servers are ever under load at once.
+    await stopChild(server.child);
   }
 }
 

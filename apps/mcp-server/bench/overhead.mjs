@@ -6,7 +6,7 @@
 // Usage: node bench/overhead.mjs [--calls 3000]
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { fixed, percentile, report, stdioServer } from "./lib.mjs";
+import { fixed, percentile, report, stdioServer, timed } from "./lib.mjs";
 import { localPagerDuty } from "./upstream.mjs";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "3000" } } });
@@ -35,14 +35,6 @@ const toolCall = (through, tool) => async () => {
   if (answer.error || answer.result.isError) throw new Error(JSON.stringify(answer).slice(0, 300));
   return answer;
 };
-
-async function timed(run, count, into) {
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await run();
-    into.push(performance.now() - started);
-  }
-}
 
 const runners = {
   direct,

@@ -20,7 +20,7 @@ import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { fixed, percentile, report } from "./lib.mjs";
+import { fixed, percentile, report, timed } from "./lib.mjs";
 
 // The per-user calls write one audit line each to stderr, as in production: the measuring runs in
 // a child whose stderr is a pipe this process drains, counting those lines and passing on the rest.
@@ -229,14 +229,6 @@ async function measure() {
     await team?.close();
     await redis?.stop();
     rmSync(work, { recursive: true, force: true });
-  }
-}
-
-async function timed(run, count, into) {
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await run();
-    into.push(performance.now() - started);
   }
 }
 

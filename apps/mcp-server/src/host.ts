@@ -11,7 +11,7 @@ import {
   tokensFromEnv,
   type UpstreamLimits,
 } from "@toolkits/core";
-import { SIGNIN_PROVIDERS } from "./options.js";
+import { PROVIDERS } from "./signin/providers.js";
 import { storedTokens } from "./signin/tokens.js";
 
 /** What every host of this server shares. */
@@ -48,8 +48,7 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
 
 /** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
 function signinAdvice(missing: MissingCredential): string {
-  const canSignIn =
-    missing.kind === "token" && (SIGNIN_PROVIDERS as readonly string[]).includes(missing.provider);
+  const canSignIn = missing.kind === "token" && Object.hasOwn(PROVIDERS, missing.provider);
   return canSignIn
     ? `${envAdvice(missing)} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
     : envAdvice(missing);

@@ -68,10 +68,10 @@ function staticToken(entry: string): StaticToken {
 }
 
 /** The principal of a named static token's holder. */
-export const tokenPrincipal = (name: string): string => `token:${name}`;
+const tokenPrincipal = (name: string): string => `token:${name}`;
 
 /** The principal of a verified JWT's subject: its issuer and subject. */
-export const subjectPrincipal = (issuer: string, subject: string): string => `${issuer}#${subject}`;
+const subjectPrincipal = (issuer: string, subject: string): string => `${issuer}#${subject}`;
 
 /**
  * Who a request is from when its token identifies a person (`AuthInfo.extra.principal`, set by
@@ -89,13 +89,22 @@ export function principalOf(auth: AuthInfo | undefined): string | undefined {
 export function namedTokenPrincipal(
   config: HttpAuthConfig | undefined,
 ): (token: string) => string | undefined {
-  const named = (config?.staticTokens ?? []).flatMap((entry) =>
-    entry.name ? [{ name: entry.name, digest: digest(entry.token) }] : [],
-  );
+  const match = staticTokenMatcher((config?.staticTokens ?? []).filter((entry) => entry.name));
+  return (token) => {
+    const name = match(token)?.name;
+    return name && tokenPrincipal(name);
+  };
+}
+
+/**
+ * The static token `token` is, by constant-time comparison of SHA-256 digests; undefined for none.
+ * Every candidate is compared, so the time taken does not tell which one matched.
+ */
+function staticTokenMatcher(tokens: readonly StaticToken[]): (token: string) => StaticToken | undefined {
+  const known = tokens.map((entry) => ({ entry, digest: digest(entry.token) }));
   return (token) => {
     const presented = digest(token);
-    const match = named.filter((candidate) => timingSafeEqual(candidate.digest, presented))[0];
-    return match && tokenPrincipal(match.name);
+    return known.filter((candidate) => timingSafeEqual(candidate.digest, presented))[0]?.entry;
   };
 }
 
@@ -168,15 +177,13 @@ const CLOCK_SKEW_SECONDS = 30;
  * future. Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
  */
 export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthTokenVerifier {
-  const known = config.staticTokens.map((entry) => ({ name: entry.name, digest: digest(entry.token) }));
+  const knownToken = staticTokenMatcher(config.staticTokens);
   const keys = config.oauth && remoteKeySet(new URL(config.oauth.jwksUrl), logger);
   return {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
-      const presented = digest(token);
-      // Every candidate is compared, so the time taken does not tell which one matched.
-      const matches = known.filter((candidate) => timingSafeEqual(candidate.digest, presented));
-      if (matches[0]) {
-        const name = matches[0].name;
+      const matched = knownToken(token);
+      if (matched) {
+        const { name } = matched;
         const extra = name ? { principal: tokenPrincipal(name) } : undefined;
         return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS, extra };
       }

@@ -25,7 +25,7 @@ import {
   tokenVerifier,
 } from "./http-auth.js";
 import type { ServerOptions } from "./options.js";
-import { type Pages, pathOf, serveFetch } from "./pages.js";
+import { type Pages, pathOf, readBody, serveFetch } from "./pages.js";
 import { createServerFor } from "./server.js";
 import type { Team, TeamServing } from "./team/index.js";
 import { isConnectPath } from "./team/paths.js";
@@ -69,7 +69,9 @@ export interface HttpOptions {
 const MCP_PATH = "/mcp";
 const METADATA_PATH = "/.well-known/oauth-protected-resource/mcp";
 const LOOPBACK_HOSTS = localhostAllowedHostnames();
-const isLoopback = (host: string): boolean => [...LOOPBACK_HOSTS, "::1"].includes(host);
+/** The loopback names as Host headers and origins give them, and as `--host` may (`::1` unbracketed). */
+const LOOPBACK_BINDS = [...LOOPBACK_HOSTS, "::1"];
+const isLoopback = (host: string): boolean => LOOPBACK_BINDS.includes(host);
 
 /** A bound HTTP server, waiting for the registry it will serve. */
 export interface ListeningHttp {
@@ -104,7 +106,7 @@ export interface ListeningHttp {
  * Connections are bounded before any request: see `connectionLimits`.
  * @throws Error when binding a non-loopback interface without authentication configured.
  */
-export async function bindHttp(
+async function bindHttp(
   options: Omit<HttpOptions, "pages" | "team">,
   logger: Logger,
 ): Promise<ListeningHttp> {
@@ -394,7 +396,7 @@ function asCaller(
   const principal = principalOf(authInfo);
   const version =
     headers instanceof Headers ? headers.get("mcp-protocol-version") : headers?.["mcp-protocol-version"];
-  const legacy = version === undefined || version === null || LEGACY_REVISIONS.includes(String(version));
+  const legacy = isLegacyRevision(version);
   return {
     ...registry,
     call: async (name, args, extra) => {
@@ -452,6 +454,9 @@ function repeatedRequestId(body: unknown): string | number | undefined {
 
 const noNotify = async () => {};
 const LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/** Whether a request's `Mcp-Protocol-Version` header is a 2025 revision's, or absent (as 2025-03-26 allows). */
+const isLegacyRevision = (version: string | string[] | null | undefined): boolean =>
+  version === undefined || version === null || LEGACY_REVISIONS.includes(String(version));
 
 /**
  * The tool call in `body` when it is the commonest request of all: a single 2025-era `tools/call`
@@ -465,8 +470,7 @@ function plainLegacyCall(
   body: unknown,
   headers: IncomingMessage["headers"],
 ): { id: string | number; name: string; arguments: unknown } | undefined {
-  const version = headers["mcp-protocol-version"];
-  if (version !== undefined && !LEGACY_REVISIONS.includes(String(version))) return undefined;
+  if (!isLegacyRevision(headers["mcp-protocol-version"])) return undefined;
   const accept = String(headers.accept ?? "");
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
   const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown } | null;
@@ -569,7 +573,6 @@ type ReadOutcome = { body: unknown } | { status: number; message: string };
 
 /** Reads a JSON body of at most `maxBytes`, refusing a larger one unread when its length is declared. */
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<ReadOutcome> {
-  const tooLarge = { status: 413, message: "Request body too large." };
   if (
     !String(req.headers["content-type"] ?? "")
       .toLowerCase()
@@ -577,16 +580,10 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<ReadOut
   ) {
     return { status: 415, message: "Content-Type must be application/json." };
   }
-  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return tooLarge;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return tooLarge;
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readBody(req, maxBytes);
+  if (!body) return { status: 413, message: "Request body too large." };
   try {
-    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+    return { body: JSON.parse(body.toString("utf8")) };
   } catch {
     return { status: 400, message: "Request body is not valid JSON." };
   }
@@ -644,7 +641,7 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
 }
 
 /** The URL a local client reaches the bound server at, e.g. `http://127.0.0.1:3000`. */
-export function localUrl(server: NodeServer): string {
+function localUrl(server: NodeServer): string {
   const { address, port } = server.address() as AddressInfo;
   return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }

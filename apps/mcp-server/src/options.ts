@@ -5,12 +5,13 @@ import {
   type ToolNameForm,
   type UpstreamLimits,
 } from "@toolkits/core";
-import type { CatalogMode } from "@toolkits/core/mcp";
+import { CATALOG_MODES, type CatalogMode } from "@toolkits/core/mcp";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { README_SECTION } from "./signin/providers.js";
+import { PROVIDERS, README_SECTION } from "./signin/providers.js";
 import { tokenFilePath } from "./signin/store.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "./team/limits.js";
-import { defaultStoreHint } from "./team/store/location.js";
+import { DEFAULT_STORE_HINT } from "./team/store/location.js";
 import { TOOLKIT_IDS } from "./toolkits.js";
 
 /** Everything the server can be told, from flags or their `MCP_*` environment equivalents. */
@@ -93,7 +94,7 @@ export interface Commands {
 }
 
 /** The OAuth providers `login` and `logout` know. */
-export const SIGNIN_PROVIDERS = ["pager", "google"] as const;
+const SIGNIN_PROVIDERS = Object.keys(PROVIDERS);
 
 const ENVIRONMENT = `
 Environment:
@@ -194,7 +195,12 @@ function serveOptions(): Option[] {
     ),
     option("--host <host>", "HTTP interface to bind", "MCP_HOST", undefined, "127.0.0.1"),
     option("--port <port>", "HTTP port (0 picks a free one)", "MCP_PORT", integer(0, 65_535), 3000),
-    option("--toolkits <ids>", `comma-separated toolkits: ${TOOLKIT_IDS.join(", ")}`, "MCP_TOOLKITS", list),
+    option(
+      "--toolkits <ids>",
+      `comma-separated toolkits: ${TOOLKIT_IDS.join(", ")}`,
+      "MCP_TOOLKITS",
+      (value: string) => list(value).map(oneOf(TOOLKIT_IDS)),
+    ),
     option(
       "--tools <names>",
       "comma-separated tool names or globs, either form: 'Pager.*', Pager_WhoAmI",
@@ -220,7 +226,7 @@ function serveOptions(): Option[] {
       "--catalog <mode>",
       "full (list every tool) or search (list search_tools and call_tool only)",
       "MCP_CATALOG",
-      oneOf(["full", "search"] satisfies CatalogMode[]),
+      oneOf(CATALOG_MODES),
       "full",
     ),
     new Option("--sandbox", "answer from built-in fake upstreams (no credentials)").env("MCP_SANDBOX"),
@@ -295,7 +301,7 @@ function serveOptions(): Option[] {
       "largest stdio message (one JSON-RPC line); a longer one gets a -32600 error",
       "MCP_MAX_MESSAGE_BYTES",
       integer(1_000, 1_000_000_000),
-      10_485_760,
+      DEFAULT_MAX_MESSAGE_BYTES,
     ),
     option(
       "--credentials <mode>",
@@ -306,7 +312,7 @@ function serveOptions(): Option[] {
     ),
     option(
       "--store <url>",
-      `per-user state: redis://host:6379 (any number of replicas) or file:///path.json (one process; default ${defaultStoreHint()})`,
+      `per-user state: redis://host:6379 (any number of replicas) or file:///path.json (one process; default ${DEFAULT_STORE_HINT})`,
       "MCP_STORE_URL",
     ),
     option(
@@ -354,7 +360,6 @@ function serverOptions(command: Command): ServerOptions {
     command.getOptionValueSource(key) === "env"
       ? ["1", "true", "yes"].includes((process.env[env] ?? "").toLowerCase())
       : values[key] === true;
-  for (const id of values.toolkits ?? []) oneOf(TOOLKIT_IDS)(id);
   return {
     transport: values.transport,
     host: values.host,

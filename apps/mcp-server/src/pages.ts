@@ -75,13 +75,22 @@ async function toFetchRequest(req: IncomingMessage): Promise<Request | undefined
     if (typeof value === "string") headers.set(name, value);
   }
   if (req.method === "GET" || req.method === "HEAD") return new Request(url, { method: req.method, headers });
-  if (Number(req.headers["content-length"] ?? 0) > MAX_PAGE_BODY_BYTES) return undefined;
+  const body = await readBody(req, MAX_PAGE_BODY_BYTES);
+  return body && new Request(url, { method: req.method, headers, body });
+}
+
+/**
+ * The request's body, or undefined when it is over `maxBytes`: refused unread when its declared
+ * length says so, else as soon as that many bytes have arrived.
+ */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_PAGE_BODY_BYTES) return undefined;
+    if (size > maxBytes) return undefined;
     chunks.push(chunk as Buffer);
   }
-  return new Request(url, { method: req.method, headers, body: Buffer.concat(chunks) });
+  return Buffer.concat(chunks);
 }

@@ -10,18 +10,20 @@ export interface StdioOptions {
   /**
    * Longest message (one line, without its newline) read from stdin, in bytes; a longer one is
    * answered with a JSON-RPC error, or dropped with a warning, and never held in memory.
-   * Default 10 MiB, the SDK's own limit, so every message accepted before is still accepted.
    */
-  maxMessageBytes?: number;
+  maxMessageBytes: number;
   /**
    * How long requests in flight may still run once stdin closes or a signal arrives, in
-   * milliseconds; then tool calls are aborted and the process exits with 0. Default 10 000.
+   * milliseconds; then tool calls are aborted and the process exits with 0.
    */
-  shutdownGraceMs?: number;
+  shutdownGraceMs: number;
 }
 
+/**
+ * The default of `--max-message-bytes`: 10 MiB, the SDK's own limit, so every message accepted
+ * before the guard is still accepted.
+ */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** After aborting, how long aborted calls get to write their answers, in milliseconds. */
 const ABORTED_ANSWER_MS = 1_000;
 /** How long closing the connection may take before the process exits anyway, in milliseconds. */
@@ -40,10 +42,8 @@ type RequestId = string | number;
 export async function serveStdio(
   registry: ToolRegistry,
   logger: Logger,
-  options: StdioOptions = {},
+  { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs }: StdioOptions,
 ): Promise<void> {
-  const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const graceMs = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   const calls = new Set<AbortController>();
   const unanswered = new Unanswered();
   const guard = new LineGuard(maxBytes, (line) => refuse(line, { wire, logger, maxBytes }));

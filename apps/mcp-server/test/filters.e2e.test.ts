@@ -68,13 +68,16 @@ describe.each(GENERATIONS)("tool selection, SDK %s client", (generation) => {
 });
 
 describe("start-up refusals", () => {
-  it("refuses unknown tool names, toolsets and name forms, naming what is allowed", async () => {
+  it("refuses unknown tool names, toolsets, toolkits and name forms, naming what is allowed", async () => {
     const unknown = await runCli(["--tools", "Pager.WhoAmY"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("--tools: no tool named Pager.WhoAmY");
     const badSet = await runCli(["--toolsets", "gossip"]);
     expect(badSet.code).toBe(2);
     expect(badSet.stderr).toContain("--toolsets: no toolset gossip. Available:");
+    const badKit = await runCli(["--toolkits", "pager,pagr"]);
+    expect(badKit.code).toBe(2);
+    expect(badKit.stderr).toContain('It must be one of pager, sheets, marketing (got "pagr")');
     const badForm = await runCli(["--tool-names", "kebab"]);
     expect(badForm.code).toBe(2);
     expect(badForm.stderr).toContain('It must be one of underscore, dotted (got "kebab")');

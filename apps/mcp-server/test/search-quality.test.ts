@@ -1,11 +1,11 @@
 import { createToolSearch, toMcpTool } from "@toolkits/core/mcp";
-import { marketingToolkit } from "@toolkits/marketing";
-import { pagerToolkit } from "@toolkits/pager";
-import { sheetsToolkit } from "@toolkits/sheets";
 import { describe, expect, it } from "vitest";
+import { TOOLKITS } from "../src/toolkits.js";
 
 /** The served catalogue's entries, as tools/list gives them (dotted names). */
-const entries = [pagerToolkit, sheetsToolkit, marketingToolkit].flatMap((kit) => kit.tools).map(toMcpTool);
+const entries = Object.values(TOOLKITS)
+  .flatMap((kit) => kit.tools)
+  .map(toMcpTool);
 
 /** The same entries under the underscore names some clients need (`Pager_ListOnCalls`). */
 const underscored = entries.map((entry) => ({ ...entry, name: entry.name.replace(".", "_") }));

@@ -7,7 +7,7 @@ import { login } from "../src/signin/login.js";
 import { PROVIDERS } from "../src/signin/providers.js";
 import { TokenStore, tokenFilePath } from "../src/signin/store.js";
 import { loginThroughBrowser, type MockIssuer, startMockIssuer } from "./signin/fixtures.js";
-import { runCli } from "./spawn.js";
+import { freePort, runCli } from "./spawn.js";
 
 const GOOGLE_SCOPES = [
   "https://www.googleapis.com/auth/drive.file",
@@ -31,14 +31,6 @@ beforeEach(async () => {
   if (configHome) await rm(configHome, { recursive: true, force: true });
   configHome = await mkdtemp(join(tmpdir(), "toolkits-login-"));
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // Most of these spawn the built binary, which loads every toolkit: slow on a busy two-core machine.
 describe("toolkits-mcp login", { timeout: 30_000 }, () => {

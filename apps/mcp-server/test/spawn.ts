@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -54,4 +55,17 @@ export function runCli(
     child.on("close", (code) => resolve({ code, stdout, stderr }));
     child.stdin.end();
   });
+}
+
+/** A loopback port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (!address || typeof address === "string") throw new Error("No free loopback port.");
+  return address.port;
 }

@@ -31,27 +31,41 @@ export async function invokeTool<T extends AnyToolDefinition>(
   host: Host,
   scope: CallScope = {},
 ): Promise<ToolOutcome<ToolResult<T>>> {
+  const view = hostFor(host, scope);
+  const outcome = view.audit ? await audited(tool, args, view, scope) : await run(tool, args, view, scope);
+  for (const observer of observers) observer(tool.name, outcome);
+  return outcome as ToolOutcome<ToolResult<T>>;
+}
+
+/**
+ * Runs the call on `host` (one with `audit`), counting the upstream requests sent through its
+ * fetch, then tells `host.audit` of it. Kept apart so calls on a host without `audit` pay nothing.
+ */
+async function audited(
+  tool: AnyToolDefinition,
+  args: unknown,
+  host: Host,
+  scope: CallScope,
+): Promise<ToolOutcome> {
   const started = performance.now();
   let upstreamRequests = 0;
-  const view = hostFor(host, scope);
-  const fetcher = view.fetch ?? ((input, init) => fetch(input, init));
+  const send = host.fetch ?? ((input, init) => fetch(input, init));
   const counted: Host = {
-    ...view,
+    ...host,
     fetch: (input, init) => {
       upstreamRequests++;
-      return fetcher(input, init);
+      return send(input, init);
     },
   };
-  const outcome = await run(tool, args, view.audit ? counted : view, scope);
-  view.audit?.({
+  const outcome = await run(tool, args, counted, scope);
+  host.audit?.({
     tool: tool.name,
     principal: scope.principal,
     outcome: outcome.ok ? "ok" : outcome.error.kind,
     durationMs: performance.now() - started,
     upstreamRequests,
   });
-  for (const observer of observers) observer(tool.name, outcome);
-  return outcome as ToolOutcome<ToolResult<T>>;
+  return outcome;
 }
 
 /** Receives every outcome `invokeTool` produces, e.g. a test suite's leak scan. Must not throw. */

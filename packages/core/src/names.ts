@@ -6,6 +6,7 @@
  */
 export type ToolNameForm = "underscore" | "dotted";
 
+/** Every `ToolNameForm`, for validating a setting (e.g. a command-line option). */
 export const TOOL_NAME_FORMS: readonly ToolNameForm[] = ["underscore", "dotted"];
 
 const NOT_FUNCTION_SAFE = /[^a-zA-Z0-9_-]/g;

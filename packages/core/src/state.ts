@@ -21,10 +21,12 @@ const MAX_MEMORY_ENTRIES = 10_000;
  */
 export function memoryState(now: () => number = Date.now): StateStore {
   const entries = new Map<string, { json: string; expiresAt: number }>();
+  /** The entry under `key` while it lives; an expired one is dropped on sight. */
   const live = (key: string) => {
     const entry = entries.get(key);
-    if (entry && entry.expiresAt <= now()) entries.delete(key);
-    return entry && entry.expiresAt > now() ? entry : undefined;
+    if (!entry || entry.expiresAt > now()) return entry;
+    entries.delete(key);
+    return undefined;
   };
   return {
     get: async <T>(key: string) => {

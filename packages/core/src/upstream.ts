@@ -18,6 +18,7 @@ export interface RetryPolicy {
   maxBackoffMs: number;
 }
 
+/** The retry policy wherever none is given: 3 retries within 10 s of waiting, backoff from 300 ms up to 5 s. */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   limit: 3,
   budgetMs: 10_000,
@@ -41,12 +42,9 @@ export interface UpstreamLimits {
   maxRedirects: number;
 }
 
-/** Default time limit of one attempt, answer body included, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
 /** The limits wherever nobody sets one: 30 s per attempt, 20 MB per answer, 3 redirects. */
 export const DEFAULT_UPSTREAM_LIMITS: Readonly<UpstreamLimits> = Object.freeze({
-  timeoutMs: DEFAULT_TIMEOUT_MS,
+  timeoutMs: 30_000,
   maxBytes: 20_000_000,
   maxRedirects: 3,
 });

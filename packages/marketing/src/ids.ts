@@ -47,7 +47,7 @@ type OnClash = "refuse" | "keep";
 /**
  * Renames object keys found in `names`, at any depth; values are left alone. Returns a copy whose
  * keys are all own properties (even `__proto__`).
- * @param pointer the JSON pointer of `value`, for messages.
+ * @param pointer the JSON pointer of `value`, for a refusal's message (not tracked with `keep`).
  * @throws ToolError `invalid_input` on a clash when `onClash` is `refuse`.
  */
 function renameKeys(
@@ -56,15 +56,17 @@ function renameKeys(
   onClash: OnClash,
   pointer = "",
 ): unknown {
-  if (Array.isArray(value))
-    return value.map((item, i) => renameKeys(item, names, onClash, `${pointer}/${i}`));
+  // Only a refusal names where it happened: answers (`keep`, up to megabytes) build no pointers.
+  const at = (step: string | number) =>
+    onClash === "refuse" ? `${pointer}/${String(step).replaceAll("~", "~0").replaceAll("/", "~1")}` : pointer;
+  if (Array.isArray(value)) return value.map((item, i) => renameKeys(item, names, onClash, at(i)));
   if (!isPlainObject(value)) return value;
   const entries = Object.entries(value);
   const keys = new Set(entries.map(([key]) => key));
   return Object.fromEntries(
     entries.map(([key, field]) => [
       renamedKey(key, names, keys, onClash, pointer),
-      renameKeys(field, names, onClash, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`),
+      renameKeys(field, names, onClash, at(key)),
     ]),
   );
 }

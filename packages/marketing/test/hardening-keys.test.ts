@@ -1,11 +1,11 @@
-import { envHost, ToolError } from "@toolkits/core";
-import { connectTools, type ToolClient } from "@toolkits/core/testing";
+import { ToolError } from "@toolkits/core";
+import { useToolkitSandbox } from "@toolkits/core/testing";
 import { HttpResponse, http } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_BODY_DEPTH } from "../src/body.js";
-import { bodyToUpstream, marketingTools, REGIONS, resultToNeutral } from "../src/index.js";
-import { SANDBOX_API_KEY, sandbox } from "../src/sandbox/index.js";
+import { bodyToUpstream, marketingToolkit, REGIONS, resultToNeutral } from "../src/index.js";
+import { SANDBOX_API_KEY } from "../src/sandbox/index.js";
+import { MARKETING } from "./support/kit.js";
 
 /** Every name `Object.prototype` answers to, `__proto__` included. */
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
@@ -93,24 +93,11 @@ describe("id renaming with keys named like Object.prototype members", () => {
 });
 
 describe("the marketing tools and sandbox with keys named like Object.prototype members", () => {
-  const server = setupServer();
-  const sent: { url: URL; body: Promise<string> }[] = [];
-  let tools: ToolClient;
-  server.events.on("request:start", ({ request }) => {
-    const copy = request.clone();
-    sent.push({ url: new URL(copy.url), body: copy.text() });
-  });
-  beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-  beforeEach(async () => {
-    server.resetHandlers(...(sandbox().handlers as Parameters<typeof server.use>));
-    sent.length = 0;
-    tools = await connectTools(marketingTools, envHost({ MARKETING_API_KEY: SANDBOX_API_KEY }));
-  });
-  afterEach(() => tools.close());
-  afterAll(() => server.close());
+  // No contract check: the last tests ask the sandbox for suppression types the API does not have.
+  const box = useToolkitSandbox(marketingToolkit, { ...MARKETING, contract: undefined });
 
   const execute = (tool: string, body: unknown, extra: Record<string, unknown> = {}) =>
-    tools.call(tool, {
+    box.call(tool, {
       mode: "execute",
       request_body: typeof body === "string" ? body : JSON.stringify(body),
       ...extra,
@@ -123,10 +110,10 @@ describe("the marketing tools and sandbox with keys named like Object.prototype 
       `{"name":"keys","data":[${JSON.stringify(row)}]}`,
     );
     expect(created.isError, created.text).toBe(false);
-    const upstreamBody = JSON.parse(await (sent[0]?.body ?? Promise.resolve("{}")));
+    const upstreamBody = JSON.parse(box.requests[0]?.body ?? "{}");
     expect(ownEntries(upstreamBody.data[0])).toEqual(attributes("cio_id"));
     const { collection } = created.data as { collection: { id: number } };
-    const contents = await tools.call("MarketingApi.RetrieveCollectionContents", {
+    const contents = await box.call("MarketingApi.RetrieveCollectionContents", {
       collection_identifier: collection.id,
     });
     expect(contents.isError, contents.text).toBe(false);
@@ -135,14 +122,14 @@ describe("the marketing tools and sandbox with keys named like Object.prototype 
 
   it("shows an upstream's attributes named like prototype members with exactly the upstream's values", async () => {
     const customer = { id: "1", attributes: fromJson(attributes("cio_id")) };
-    server.use(
+    box.server.use(
       http.get(
         `${REGIONS.us}/v1/customers/:id/attributes`,
         () =>
           new HttpResponse(JSON.stringify({ customer }), { headers: { "content-type": "application/json" } }),
       ),
     );
-    const result = await tools.call("MarketingApi.GetCustomerProfileAttributes", {
+    const result = await box.call("MarketingApi.GetCustomerProfileAttributes", {
       customer_identifier: "1",
     });
     expect(result.isError, result.text).toBe(false);
@@ -161,7 +148,7 @@ describe("the marketing tools and sandbox with keys named like Object.prototype 
     });
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/^invalid_input: request_body holds both svc_id and cio_id at \/data\/0/);
-    expect(sent).toEqual([]);
+    expect(box.requests).toEqual([]);
   });
 
   it(`refuses a body nested more than ${MAX_BODY_DEPTH} levels deep as invalid_input, before sending`, async () => {
@@ -175,10 +162,10 @@ describe("the marketing tools and sandbox with keys named like Object.prototype 
     );
     const justOver = await execute("MarketingApi.CreateNewCollection", body(MAX_BODY_DEPTH + 1));
     expect(justOver.text).toMatch(/^invalid_input: request_body nests/);
-    expect(sent).toEqual([]);
+    expect(box.requests).toEqual([]);
     const deepest = await execute("MarketingApi.CreateNewCollection", body(MAX_BODY_DEPTH));
     expect(deepest.isError, deepest.text).toBe(false);
-    expect(sent).toHaveLength(1);
+    expect(box.requests).toHaveLength(1);
   });
 
   it.each(PROTOTYPE_NAMES)(

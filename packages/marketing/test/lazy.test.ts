@@ -36,7 +36,7 @@ describe("start-up cost", () => {
     }
   });
 
-  it("loads the sandbox's example data only from the testing entry", () => {
+  it("loads the sandbox's example data only from the sandbox entry", () => {
     const graph = [...staticGraph("./sandbox/index.js")];
     expect(graph).toContain("./sandbox/examples.generated.js");
     expect(graph).toContain("msw");

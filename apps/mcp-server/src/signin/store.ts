@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { accessTokenVariable, Secret } from "@toolkits/core";
 import { z } from "zod";
+import { writePrivateFile, xdgFile } from "../files.js";
 
 /** One provider's sign-in as the file holds it. */
 const recordSchema = z.object({
@@ -51,9 +49,7 @@ export interface SignIn {
  * when `XDG_CONFIG_HOME` is unset or not absolute (the XDG spec says to ignore a relative one).
  */
 export function tokenFilePath(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.XDG_CONFIG_HOME;
-  const base = configured && isAbsolute(configured) ? configured : join(homedir(), ".config");
-  return join(base, "toolkits-mcp", "tokens.json");
+  return xdgFile(env, "XDG_CONFIG_HOME", "tokens.json");
 }
 
 /**
@@ -134,26 +130,8 @@ export class TokenStore {
     return parsed.data.providers;
   }
 
-  async #write(records: Record<string, StoredRecord>): Promise<void> {
-    const directory = dirname(this.path);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    // mkdir leaves an existing directory's mode alone; this one is ours, so tighten it.
-    await chmod(directory, 0o700);
-    const temporary = join(directory, `.tokens.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-    const file = await open(temporary, "wx", 0o600);
-    try {
-      await file.writeFile(`${JSON.stringify({ version: 1, providers: records }, null, 2)}\n`);
-      await file.sync();
-    } catch (error) {
-      await file.close();
-      await unlink(temporary).catch(() => {});
-      throw error;
-    }
-    await file.close();
-    await rename(temporary, this.path).catch(async (error: unknown) => {
-      await unlink(temporary).catch(() => {});
-      throw error;
-    });
+  #write(records: Record<string, StoredRecord>): Promise<void> {
+    return writePrivateFile(this.path, `${JSON.stringify({ version: 1, providers: records }, null, 2)}\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Secret, ToolError } from "@toolkits/core";
+import { refresh } from "../signin/oauth.js";
 import { PROVIDERS } from "../signin/providers.js";
 import type { SignIn } from "../signin/store.js";
 import { isStale } from "../signin/tokens.js";
@@ -46,7 +47,7 @@ export function teamCredentials(
   return (principal) => ({
     async accessToken(provider, scopes) {
       let connection = await connected(connections, principal, provider);
-      if (isStale(asSignIn(connection, env), Date.now())) connection = await fresh(principal, connection);
+      if (isStale(signInOf(connection, env), Date.now())) connection = await fresh(principal, connection);
       const granted = connection.scopes ?? [];
       if (!PROVIDERS[provider]?.covers(granted, scopes)) {
         throw await connectFirst(
@@ -103,7 +104,7 @@ async function refreshOnce(
   while (Date.now() < deadline) {
     const release = await available(() => store.tryLock(lockKey, REFRESH_LOCK_MS));
     const current = await connected(connections, principal, seen.provider);
-    if (!isStale(asSignIn(current, env), Date.now())) {
+    if (!isStale(signInOf(current, env), Date.now())) {
       await release?.();
       return current;
     }
@@ -131,10 +132,9 @@ async function renew(
 ): Promise<Connection> {
   const provider = PROVIDERS[current.provider];
   if (!provider) throw new ToolError("unauthenticated", `Unknown provider ${current.provider}.`);
-  const { refresh } = await import("../signin/oauth.js");
   let renewed: SignIn;
   try {
-    renewed = await refresh(provider, asSignIn(current, env));
+    renewed = await refresh(provider, signInOf(current, env));
   } catch (error) {
     if (error instanceof ToolError && error.kind === "unauthenticated") {
       await available(() => connections.remove(principal, current.provider));
@@ -147,22 +147,21 @@ async function renew(
     }
     throw error;
   }
-  const next: Connection = {
-    ...current,
-    accessToken: renewed.accessToken.reveal(),
-    refreshToken: renewed.refreshToken?.reveal(),
-    expiresAt: renewed.expiresAt,
-    scopes: renewed.scopes,
-    tokenType: renewed.tokenType,
-  };
+  const next: Connection = { ...current, ...tokensOf(renewed) };
   await available(() => connections.save(principal, next));
   return next;
 }
 
-/** A connection in the shape the sign-in code refreshes; the client secret comes from the environment. */
-function asSignIn(connection: Connection, env: NodeJS.ProcessEnv): SignIn {
+/**
+ * A connection in the shape the sign-in code refreshes and revokes. The client secret comes from
+ * the environment, and only while the connection's client is still the configured one: another
+ * client's tokens never travel with this one's secret.
+ */
+export function signInOf(connection: Connection, env: NodeJS.ProcessEnv): SignIn {
   const prefix = PROVIDERS[connection.provider]?.envPrefix ?? connection.provider.toUpperCase();
-  const secret = env[`${prefix}_OAUTH_CLIENT_SECRET`];
+  const clientId = connection.clientId ?? "";
+  const secret =
+    clientId === env[`${prefix}_OAUTH_CLIENT_ID`] ? env[`${prefix}_OAUTH_CLIENT_SECRET`] : undefined;
   return {
     accessToken: new Secret(`${prefix}_ACCESS_TOKEN`, connection.accessToken ?? ""),
     refreshToken: connection.refreshToken
@@ -174,9 +173,22 @@ function asSignIn(connection: Connection, env: NodeJS.ProcessEnv): SignIn {
     obtainedAt: connection.connectedAt,
     server: connection.server ?? { issuer: "", token_endpoint: "" },
     client: {
-      id: connection.clientId ?? "",
+      id: clientId,
       secret: secret ? new Secret(`${prefix}_OAUTH_CLIENT_SECRET`, secret) : undefined,
     },
+  };
+}
+
+/** The token fields of a connection, from a sign-in the OAuth code made (a grant or a refresh). */
+export function tokensOf(
+  signIn: SignIn,
+): Pick<Connection, "accessToken" | "refreshToken" | "expiresAt" | "scopes" | "tokenType"> {
+  return {
+    accessToken: signIn.accessToken.reveal(),
+    refreshToken: signIn.refreshToken?.reveal(),
+    expiresAt: signIn.expiresAt,
+    scopes: signIn.scopes,
+    tokenType: signIn.tokenType,
   };
 }
 

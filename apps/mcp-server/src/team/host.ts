@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import type { Host } from "@toolkits/core";
 import { REGIONS } from "@toolkits/marketing";
 import type { PersonCredentials } from "./credentials.js";
-import type { Budget, PersonLimits } from "./limits.js";
+import type { Budget, Classify, PersonLimits } from "./limits.js";
+import { hashKey } from "./store/index.js";
 
 /** The marketing toolkit's secret and region setting (its client reads them by these names). */
 const MARKETING_KEY = "MARKETING_API_KEY";
@@ -34,12 +34,7 @@ export function perUserHost(base: Host, deps: PerUserDeps): Host {
 }
 
 /** One call's view of the host for `principal` (made per call: it remembers the marketing region). */
-function personHost(
-  base: Host,
-  principal: string,
-  deps: PerUserDeps,
-  classify: (url: URL, method: string) => Budget | undefined,
-): Host {
+function personHost(base: Host, principal: string, deps: PerUserDeps, classify: Classify): Host {
   const credentials = deps.credentials(principal);
   let region: string | undefined;
   const fetcher = base.fetch ?? ((input, init) => fetch(input, init));
@@ -56,11 +51,11 @@ function personHost(
     },
     settings: (name) => (name === MARKETING_REGION && region ? region : base.settings(name)),
     async fetch(input, init) {
-      const { url, method, headers } = requestParts(input, init);
+      const { url, method } = requestTarget(input, init);
       const budget = classify(url, method);
       if (budget) {
-        // The App API's limit is per key; the others' per user.
-        const key = budget === "marketing" ? digest(headers.get("authorization") ?? "") : principal;
+        // The App API's limit is per key (counted under its hash); the others' per user.
+        const key = budget === "marketing" ? hashKey(authorization(input, init)) : principal;
         await deps.limits.take(budget, key, init?.signal ?? undefined);
       }
       return fetcher(input, init);
@@ -68,16 +63,19 @@ function personHost(
   };
 }
 
-const digest = (value: string) => createHash("sha256").update(value).digest("base64url");
-
-/** A request's URL, method and headers, read without touching its body (a stream is read once). */
-function requestParts(input: string | URL | Request, init: RequestInit | undefined) {
+/** A request's URL and method, read without touching its body (a stream is read once). */
+function requestTarget(input: string | URL | Request, init: RequestInit | undefined) {
   const request = input instanceof Request ? input : undefined;
   return {
     url: new URL(request?.url ?? String(input)),
     method: (init?.method ?? request?.method ?? "GET").toUpperCase(),
-    headers: new Headers(init?.headers ?? request?.headers),
   };
+}
+
+/** A request's Authorization header, or "" (read only for the App API, whose budget is per key). */
+function authorization(input: string | URL | Request, init: RequestInit | undefined): string {
+  const headers = init?.headers ?? (input instanceof Request ? input.headers : undefined);
+  return new Headers(headers).get("authorization") ?? "";
 }
 
 /**
@@ -85,7 +83,7 @@ function requestParts(input: string | URL | Request, init: RequestInit | undefin
  * GETs), the App API; anything else (Drive, OAuth) is not counted. The toolkits' API URL settings
  * (fakes, proxies) are recognised like the real hosts.
  */
-function budgetOf(setting: (name: string) => string | undefined) {
+function budgetOf(setting: (name: string) => string | undefined): Classify {
   const withSlash = (url: string | undefined) => url?.replace(/\/*$/, "/");
   const pager = [withSlash(setting("PAGER_API_URL")), ...PAGER_HOSTS].filter(Boolean) as string[];
   const google = [withSlash(setting("GOOGLE_API_ROOT_URL")), SHEETS_ROOT].filter(Boolean) as string[];

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { ToolError } from "@toolkits/core";
 import type { RateLimiter, TeamStore } from "./store/index.js";
 
@@ -67,7 +66,8 @@ export type Classify = (url: URL, method: string) => Budget | undefined;
 /** Per-person budgets over the store, shared by every replica. */
 export interface PersonLimits {
   /**
-   * Waits until `key` (a person, or a marketing key) may send one more request against `budget`,
+   * Waits until `key` (a person, or a marketing key's hash; the store hashes it again before it
+   * keeps it) may send one more request against `budget`,
    * for at most `maxWaitMs`; aborted by `signal`.
    * @throws ToolError `rate_limited` with the wait when the budget does not allow it in time.
    */
@@ -90,10 +90,9 @@ export function personLimits(
     async take(budget, key, signal) {
       const limiter = limiters.get(budget);
       if (!limiter) return;
-      const counted = hashed(key);
       const deadline = Date.now() + maxWaitMs;
       for (;;) {
-        const waitMs = await limiter.consume(counted);
+        const waitMs = await limiter.consume(key);
         if (waitMs === 0) return;
         if (Date.now() + waitMs > deadline) throw overBudget(budget, limits[budget], waitMs);
         await sleep(waitMs, signal);
@@ -101,8 +100,6 @@ export function personLimits(
     },
   };
 }
-
-const hashed = (key: string) => createHash("sha256").update(key).digest("base64url").slice(0, 32);
 
 function overBudget(budget: Budget, limit: RateLimit, waitMs: number): ToolError {
   return new ToolError(

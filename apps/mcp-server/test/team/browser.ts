@@ -16,8 +16,6 @@ export const MOCK_USER_PARAM = "mock_user";
 export interface BrowserOptions {
   /** Who signs in at any mock authorization server this browser is sent to; none: the mock's default. */
   user?: string;
-  /** Most redirects followed for one navigation (default 20). */
-  maxRedirects?: number;
 }
 
 /** A form read out of a page: where it posts, and its fields with their current values. */
@@ -51,7 +49,6 @@ export interface NavigationOptions {
 }
 
 export interface Browser {
-  readonly user: string | undefined;
   /** Every response received, redirects included, oldest first. */
   readonly seen: readonly Page[];
   /** Navigates to `url` (GET), following redirects; resolves to the last response. */
@@ -68,12 +65,8 @@ export interface Browser {
   ): Promise<Page>;
   /** Posts `fields` as a urlencoded form to `url`, following redirects. */
   post(url: string, fields: Record<string, string>, options?: NavigationOptions): Promise<Page>;
-  /** The value of a cookie this browser would send to `url`. */
-  cookie(name: string, url: string): string | undefined;
   /** The `set-cookie` headers received, raw, oldest first. */
   readonly setCookies: readonly string[];
-  /** Forgets every cookie (a new browser profile, same user). */
-  clearCookies(): void;
 }
 
 interface StoredCookie {
@@ -86,12 +79,13 @@ interface StoredCookie {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Most redirects followed for one navigation. */
+const MAX_REDIRECTS = 20;
 
 export function browser(options: BrowserOptions = {}): Browser {
   const jar = new Map<string, StoredCookie>();
   const seen: Page[] = [];
   const setCookies: string[] = [];
-  const maxRedirects = options.maxRedirects ?? 20;
 
   const cookieHeader = (url: URL): string | undefined => {
     const now = Date.now();
@@ -142,7 +136,7 @@ export function browser(options: BrowserOptions = {}): Browser {
       const page = toPage(url, response.status, response.headers, await response.text());
       seen.push(page);
       if (!REDIRECTS.has(page.status) || !page.location) return page;
-      if (hop >= maxRedirects) throw new Error(`More than ${maxRedirects} redirects from ${target}`);
+      if (hop >= MAX_REDIRECTS) throw new Error(`More than ${MAX_REDIRECTS} redirects from ${target}`);
       const next = withUser(new URL(page.location), options.user);
       if (navigation.stopBefore?.(next)) return page;
       if (page.status !== 307 && page.status !== 308) {
@@ -154,7 +148,6 @@ export function browser(options: BrowserOptions = {}): Browser {
   };
 
   return {
-    user: options.user,
     seen,
     setCookies,
     open: (url, navigation) => request("GET", url, undefined, navigation),
@@ -169,14 +162,6 @@ export function browser(options: BrowserOptions = {}): Browser {
       return request("POST", form.action, values, navigation);
     },
     post: (url, fields, navigation) => request("POST", url, new URLSearchParams(fields), navigation),
-    cookie(name, url) {
-      const header = cookieHeader(new URL(url));
-      return header
-        ?.split("; ")
-        .find((pair) => pair.startsWith(`${name}=`))
-        ?.slice(name.length + 1);
-    },
-    clearCookies: () => jar.clear(),
   };
 }
 

@@ -10,7 +10,6 @@ import { type ConnectDeps, createConnectPages } from "../../src/team/connect/ind
 import { type Connections, type ProviderId, storedConnections } from "../../src/team/connections.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
 import { type Browser, browser, type Page } from "./browser.js";
-import { type FakeMarketing, startFakeMarketing } from "./fake-marketing.js";
 import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
 import { type Served, serveFetch } from "./serve.js";
 
@@ -42,13 +41,34 @@ let store: TeamStore;
 let idp: MockAuthServer;
 let pagerAuth: MockAuthServer;
 let googleAuth: MockAuthServer;
-let marketing: FakeMarketing;
 /** The pages with OpenID Connect sign-in at `idp`. */
 let site: Served;
 let connections: Connections;
 /** The same pages with named static tokens only (no issuer). */
 let tokenSite: Served;
 let tokenConnections: Connections;
+
+/**
+ * The App API as the pages' key check reaches it (`deps.fetch`): GOOD_KEY is accepted, FAILING_KEY
+ * answered 500, any other key 401. Each check is recorded.
+ */
+const MARKETING_URL = "https://marketing.test";
+const marketingChecks: { request: string; authorization: string }[] = [];
+const marketingApi: typeof fetch = async (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  const authorization = new Headers(init?.headers).get("authorization") ?? "";
+  marketingChecks.push({ request: `${init?.method ?? "GET"} ${url.pathname}`, authorization });
+  const key = authorization.replace(/^Bearer /, "");
+  const status =
+    url.origin !== MARKETING_URL || url.pathname !== "/v1/workspaces"
+      ? 404
+      : key === GOOD_KEY
+        ? 200
+        : key === FAILING_KEY
+          ? 500
+          : 401;
+  return Response.json(status === 200 ? { workspaces: [{ id: 1, name: "Main" }] } : {}, { status });
+};
 
 /** Every value no page may show: tokens, codes, verifiers, states, keys, session ids. */
 const secrets = new Set<string>([CONNECT_SECRET, PAGER_SECRET, GOOD_KEY, BAD_KEY, FAILING_KEY, CAROL_TOKEN]);
@@ -78,14 +98,11 @@ beforeAll(async () => {
     { url: pathToFileURL(join(directory, "store.json")).href, key: randomBytes(32).toString("base64") },
     silentLogger,
   );
-  [idp, pagerAuth, googleAuth, marketing] = await Promise.all([
+  [idp, pagerAuth, googleAuth] = await Promise.all([
     startMockAuthServer(),
     startMockAuthServer(),
     startMockAuthServer(),
-    startFakeMarketing(),
   ]);
-  marketing.accepted.add(GOOD_KEY);
-  marketing.failing.add(FAILING_KEY);
   const env: NodeJS.ProcessEnv = {
     MCP_OAUTH_ISSUER: idp.url,
     MCP_CONNECT_CLIENT_ID: "connect-client",
@@ -95,9 +112,9 @@ beforeAll(async () => {
     PAGER_OAUTH_ISSUER: pagerAuth.url,
     GOOGLE_OAUTH_CLIENT_ID: "google-client",
     GOOGLE_OAUTH_ISSUER: googleAuth.url,
-    MARKETING_API_URL: marketing.url,
+    MARKETING_API_URL: MARKETING_URL,
   };
-  const deps = { store, env, logger, fetch: globalThis.fetch, scopes };
+  const deps = { store, env, logger, fetch: marketingApi, scopes };
   site = await serveFetch((url) => {
     connections = storedConnections(store, url);
     return createConnectPages({ ...deps, connections, publicUrl: url });
@@ -116,7 +133,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([site, tokenSite, idp, pagerAuth, googleAuth, marketing].map((server) => server?.stop()));
+  await Promise.all([site, tokenSite, idp, pagerAuth, googleAuth].map((server) => server?.stop()));
   await store?.close();
   await rm(directory, { recursive: true, force: true });
 });
@@ -354,7 +371,7 @@ describe("the marketing form", () => {
     expect(refused.status).toBe(400);
     expect(refused.text).toContain("Customer.io refused the key in the EU region");
     expect(refused.form().fields.region).toBe("eu");
-    expect(marketing.requests.at(-1)).toEqual({
+    expect(marketingChecks.at(-1)).toEqual({
       request: "GET /v1/workspaces",
       authorization: `Bearer ${BAD_KEY}`,
     });
@@ -366,12 +383,12 @@ describe("the marketing form", () => {
     expect(failed.text).toContain("Try again");
     expect(await connections.get(principal("alice"), "marketing")).toBeUndefined();
 
-    const checks = marketing.requests.length;
+    const checks = marketingChecks.length;
     const done = await alice.submit(failed, { api_key: GOOD_KEY, region: "us" });
     expect(done.status).toBe(200);
     expect(done.text).toContain("Connected Customer.io App API (US region)");
     expect(done.links).toContain(`${site.url}/connect`);
-    expect(marketing.requests.length).toBe(checks + 1);
+    expect(marketingChecks.length).toBe(checks + 1);
     expect(await connections.get(principal("alice"), "marketing")).toMatchObject({
       provider: "marketing",
       apiKey: GOOD_KEY,
@@ -383,7 +400,7 @@ describe("the marketing form", () => {
     const frank = newBrowser("frank");
     const link = await linkFor(principal("frank"), "marketing");
     const form = await frank.open(link.url);
-    const checks = marketing.requests.length;
+    const checks = marketingChecks.length;
     const missing = await frank.post(`${site.url}/connect/marketing`, { api_key: GOOD_KEY, region: "us" });
     expect(missing.status).toBe(400);
     const wrong = await frank.submit(form, { csrf: random("csrf"), api_key: GOOD_KEY });
@@ -393,7 +410,7 @@ describe("the marketing form", () => {
       api_key: GOOD_KEY,
     });
     expect(stranger.status).toBe(401);
-    expect(marketing.requests.length).toBe(checks);
+    expect(marketingChecks.length).toBe(checks);
     expect(await connections.get(principal("frank"), "marketing")).toBeUndefined();
   });
 });

@@ -4,7 +4,6 @@
 // `beforeAll` with a timeout of a few minutes (`INSTALL_TIMEOUT_MS`).
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
@@ -65,17 +64,4 @@ async function findOrInstall(program: string, pkg: string, purpose: string): Pro
   const installed = candidates(program).find(executable);
   if (!installed) throw new Error(hint);
   return installed;
-}
-
-/** A loopback port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (!address || typeof address === "string") throw new Error("No free loopback port.");
-  return address.port;
 }

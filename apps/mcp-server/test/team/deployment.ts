@@ -8,9 +8,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { CLI } from "../spawn.js";
-import { freePort } from "./debian.js";
-import { type Balancer, startBalancer } from "./haproxy.js";
+import { CLI, freePort } from "../spawn.js";
+import { startBalancer } from "./haproxy.js";
 import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
 import { type RedisServer, startRedis } from "./redis.js";
 import { type FakeUpstreams, startFakeUpstreams } from "./upstreams.js";
@@ -38,7 +37,6 @@ export interface Deployment {
   /** Where clients go: the balancer, or the one replica. */
   url: string;
   replicas: Replica[];
-  balancer: Balancer | undefined;
   redis: RedisServer | undefined;
   /** The embedded store's file, for the file layout. */
   storeFile: string | undefined;
@@ -113,7 +111,6 @@ export async function startDeployment(layout: Layout): Promise<Deployment> {
   return {
     url,
     replicas,
-    balancer,
     redis,
     storeFile,
     idp,

@@ -12,8 +12,6 @@ import { debianBinary } from "./debian.js";
 export interface Balancer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
-  /** Its log so far (one line per request, and the servers going up and down). */
-  log(): string;
   stop(): Promise<void>;
 }
 
@@ -34,7 +32,6 @@ export async function startBalancer(port: number, backends: Record<string, strin
   await accepting(port, child, () => output);
   return {
     url: `http://127.0.0.1:${port}`,
-    log: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -7,7 +7,8 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
-import { debianBinary, freePort } from "./debian.js";
+import { freePort } from "../spawn.js";
+import { debianBinary } from "./debian.js";
 
 export { INSTALL_TIMEOUT_MS } from "./debian.js";
 
@@ -17,9 +18,6 @@ const START_TIMEOUT_MS = 10_000;
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>`. */
   url: string;
-  port: number;
-  /** Its working directory (under the system's temporary directory), where it would persist. */
-  dir: string;
   /** Stops it for good and removes its directory. */
   stop(): Promise<void>;
   /**
@@ -44,9 +42,6 @@ export interface RedisServerOptions {
    */
   args?: string[];
 }
-
-/** The redis-server binary (see `debianBinary`). */
-export const redisServerBinary = () => debianBinary("redis-server", "redis-server", "the team store tests");
 
 /** Resolves when Redis at `port` answers PING with PONG; false when it did not in one try. */
 function pong(port: number): Promise<boolean> {
@@ -131,7 +126,7 @@ async function terminate(child: ChildProcess): Promise<void> {
 
 /** Starts a redis-server for a test (see the file's comment); `stop()` it in `afterAll`. */
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
-  const path = await redisServerBinary();
+  const path = await debianBinary("redis-server", "redis-server", "the team store tests");
   const args = options.args ?? [];
   const dir = await mkdtemp(join(tmpdir(), "toolkits-redis-"));
   let port = 0;
@@ -152,8 +147,6 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   const url = `redis://127.0.0.1:${port}`;
   return {
     url,
-    port,
-    dir,
     async stop() {
       if (current) await terminate(current);
       current = undefined;

@@ -1,6 +1,7 @@
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serveFetch as answer } from "../../src/pages.js";
 
 /** A fetch-style handler: `undefined` for a request it does not serve (answered 404). */
 export type FetchHandler = (request: Request) => Promise<Response | undefined>;
@@ -12,13 +13,14 @@ export interface Served {
 }
 
 /**
- * Serves a fetch-style handler on a free loopback port. The handler is made once the URL is
- * known (`make(url)`), since redirect URIs are built on it.
+ * Serves a fetch-style handler on a free loopback port, through the server's own adapter (the one
+ * that serves the connect pages). The handler is made once the URL is known (`make(url)`), since
+ * redirect URIs are built on it.
  */
 export async function serveFetch(make: (url: string) => FetchHandler): Promise<Served> {
   let handler: FetchHandler | undefined;
   const server: Server = createServer((req, res) => {
-    answer(req, res, handler).catch((error: unknown) => {
+    answer(async (request) => handler?.(request), req, res).catch((error: unknown) => {
       res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
     });
   });
@@ -34,29 +36,4 @@ export async function serveFetch(make: (url: string) => FetchHandler): Promise<S
         server.close(() => resolve());
       }),
   };
-}
-
-async function answer(req: IncomingMessage, res: ServerResponse, handler: FetchHandler | undefined) {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const request = new Request(`http://${req.headers.host}${req.url}`, {
-    method: req.method,
-    headers,
-    body: hasBody ? Buffer.concat(chunks) : undefined,
-  });
-  const response = await handler?.(request);
-  if (!response) return void res.writeHead(404).end();
-  const out: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") out[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length) out["set-cookie"] = cookies;
-  res.writeHead(response.status, out);
-  res.end(Buffer.from(await response.arrayBuffer()));
 }

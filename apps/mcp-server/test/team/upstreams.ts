@@ -41,18 +41,14 @@ export interface FakeUpstreamsOptions {
 }
 
 export interface FakeUpstreams {
-  url: string;
   /** PAGER_API_URL, GOOGLE_API_ROOT_URL and MARKETING_API_URL for the server. */
   env: { PAGER_API_URL: string; GOOGLE_API_ROOT_URL: string; MARKETING_API_URL: string };
-  requests: UpstreamRequest[];
   /** Requests of `service` (and `person`, when given). */
   of(service: Service, person?: string): UpstreamRequest[];
   /** Registers a new App API key for `person` and returns it. */
   marketingKey(person: string): string;
   /** Makes every answer of `service` wait `ms` first (0: none). */
   delay(service: Service, ms: number): void;
-  /** What the fake answers for `person`: their PagerDuty user, incidents, Google email, workspace. */
-  data(person: string): PersonData;
   stop(): Promise<void>;
 }
 
@@ -168,13 +164,11 @@ export async function startFakeUpstreams(options: FakeUpstreamsOptions): Promise
   await once(server, "listening");
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
     env: {
       PAGER_API_URL: `${url}/pagerduty`,
       GOOGLE_API_ROOT_URL: `${url}/google/`,
       MARKETING_API_URL: `${url}/marketing`,
     },
-    requests,
     of: (service, person) =>
       requests.filter(
         (entry) => entry.service === service && (person === undefined || entry.person === person),
@@ -187,7 +181,6 @@ export async function startFakeUpstreams(options: FakeUpstreamsOptions): Promise
     delay(service, ms) {
       delays[service] = ms;
     },
-    data: personData,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

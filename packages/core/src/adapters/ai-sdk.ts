@@ -2,6 +2,7 @@ import type { Tool } from "ai";
 import type { Host } from "../context.js";
 import { invokeTool } from "../invoke.js";
 import { loadPeer } from "../peers.js";
+import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition } from "../tool.js";
 import { functionNames, inputParameters } from "./names.js";
 
@@ -35,7 +36,7 @@ export function toAiSdkTools(tools: readonly AnyToolDefinition[], host: Host): R
         execute: async (input: unknown, options: { abortSignal?: AbortSignal }) => {
           const outcome = await invokeTool(tool, input, host, { signal: options.abortSignal });
           if (!outcome.ok) throw new Error(names.rewrite(outcome.error.toText()));
-          return JSON.parse(names.rewrite(JSON.stringify(outcome.result)));
+          return rewriteJson(outcome.result, names.rewrite).value;
         },
       }),
     ]),

@@ -1,5 +1,6 @@
 import { jsonSchema } from "../json-schema.js";
 import { toolNames } from "../names.js";
+import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition } from "../tool.js";
 
 /** Tools under function-safe names (`Pager_ListIncidents`), for frameworks that refuse dots. */
@@ -39,5 +40,5 @@ export function inputParameters(
   tool: AnyToolDefinition,
   rewrite: (text: string) => string,
 ): Record<string, unknown> {
-  return JSON.parse(rewrite(JSON.stringify(jsonSchema(tool.input, "input"))));
+  return rewriteJson(jsonSchema(tool.input, "input"), rewrite).value;
 }

@@ -10,6 +10,7 @@ import { createToolSearch } from "./search.js";
 /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
 export type CatalogMode = "full" | "search";
 
+/** Every `CatalogMode`, for validating a setting (e.g. a command-line option). */
 export const CATALOG_MODES: readonly CatalogMode[] = ["full", "search"];
 
 type Call = (

@@ -3,6 +3,7 @@ import type { CallScope } from "../context.js";
 import type { ToolOutcome } from "../invoke.js";
 import { jsonSchema } from "../json-schema.js";
 import type { ToolNames } from "../names.js";
+import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition } from "../tool.js";
 
 /** What a tool call receives from the MCP request that carries it. */
@@ -55,17 +56,16 @@ export function toMcpTool(tool: AnyToolDefinition): Tool {
  */
 export function toCallToolResult(outcome: ToolOutcome, names: ToolNames): CallToolResult {
   if (!outcome.ok) return errorResult(names.rewrite(outcome.error.toText()));
-  const text = JSON.stringify(outcome.result);
-  const served = names.rewrite(text);
-  const structuredContent =
-    served === text ? outcome.result : (JSON.parse(served) as Record<string, unknown>);
-  return { content: [{ type: "text", text: served }], structuredContent };
+  const { value, text } = rewriteJson(outcome.result, names.rewrite);
+  return { content: [{ type: "text", text }], structuredContent: value };
 }
 
+/** An `isError` tool result whose one text content is `text` (e.g. a `ToolError.toText()`). */
 export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
+/** The `CallScope` of an MCP call: its signal and principal, and progress sent as notifications when the client asked. */
 export function callScope(extra: McpCallExtra): CallScope {
   const token = extra.progressToken;
   const { signal, principal } = extra;

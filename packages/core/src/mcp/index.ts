@@ -13,6 +13,7 @@ import type { ConnectLink } from "../errors.js";
 import { invokeTool } from "../invoke.js";
 import { type ToolNameForm, type ToolNames, toolNames } from "../names.js";
 import { loadPeer } from "../peers.js";
+import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition } from "../tool.js";
 import { type CatalogMode, searchCatalog } from "./catalog.js";
 import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
@@ -38,6 +39,7 @@ const {
 export { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
 export { createToolSearch, type SearchableTool } from "./search.js";
 
+/** Options of `createToolRegistry`: name form, catalogue mode, prebuilt listing entries. */
 export interface RegistryOptions {
   /**
    * The form tool names are served in (default `underscore`, which every client accepts). Calls
@@ -223,9 +225,5 @@ class RegistryServer extends McpServer {
 
 /** A listing entry with its name, and every tool its texts mention, in the served form. */
 function servedEntry(entry: Tool, names: ToolNames): Tool {
-  const text = JSON.stringify(entry);
-  const rewritten = names.rewrite(text);
-  const served = rewritten === text ? { ...entry } : (JSON.parse(rewritten) as Tool);
-  served.name = names.served(entry.name);
-  return served;
+  return { ...rewriteJson(entry, names.rewrite).value, name: names.served(entry.name) };
 }

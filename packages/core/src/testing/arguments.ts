@@ -183,7 +183,7 @@ const MAX_VARIANTS = 40;
  * `Object.prototype` member in one of its objects: holding a sibling's value (so the rest of the
  * document stays valid) or a pollution payload. `__proto__` stays an own key, as JSON.parse makes it.
  */
-export function prototypeKeyVariants(sample: unknown): string[] {
+function prototypeKeyVariants(sample: unknown): string[] {
   if (typeof sample !== "string" || !sample.trimStart().startsWith("{")) return [];
   let document: unknown;
   try {

@@ -29,6 +29,7 @@ export interface OpenApiParameter {
   schema?: OpenApiSchema;
 }
 
+/** An OpenAPI operation (one method of a path): its parameters, JSON body and servers. */
 export interface OpenApiOperation {
   operationId?: string;
   parameters?: readonly OpenApiParameter[];
@@ -39,6 +40,7 @@ export interface OpenApiOperation {
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 type Method = (typeof METHODS)[number];
 
+/** An OpenAPI path item: its operations by lower-case method, and servers and parameters they share. */
 export type OpenApiPathItem = Partial<Record<Method, OpenApiOperation>> & {
   servers?: readonly { url: string }[];
   parameters?: readonly OpenApiParameter[];

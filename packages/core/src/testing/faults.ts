@@ -83,7 +83,7 @@ export function dripFed(request: Request, options: { everyMs?: number; chunk?: s
  * The error undici's fetch fails a body with when the connection drops mid-answer: "terminated",
  * caused by "other side closed".
  */
-export const connectionDropped = (): TypeError =>
+const connectionDropped = (): TypeError =>
   new TypeError("terminated", { cause: new Error("other side closed") });
 
 /**

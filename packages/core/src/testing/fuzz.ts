@@ -6,6 +6,7 @@ import { argumentsFor, invalidArgumentsFor, type JsonSchema, namesParameter } fr
 import type { RequestContract } from "./contract.js";
 import type { Env, ToolkitSandbox } from "./harness.js";
 
+/** Options of `fuzzTools`. */
 export interface FuzzOptions {
   /** Generated argument sets per tool and property. */
   runs: number;

@@ -11,6 +11,7 @@ import { connectTools, type SeenResult, type ToolClient } from "./mcp.js";
 /** A server's environment: variable name to value. */
 export type Env = Readonly<Record<string, string>>;
 
+/** Options of `useToolkitSandbox`. */
 export interface SandboxHarnessOptions<S extends Sandbox> {
   /** Builds the sandbox, afresh for every test (default the toolkit's own `sandbox()`). */
   sandbox?: () => S | Promise<S>;

@@ -64,6 +64,7 @@ class SharedValidators extends AjvJsonSchemaValidator {
 
 const validators = new SharedValidators();
 
+/** Options of `connectTools`: the registry's (names served `dotted` unless set) and the protocol revision the client speaks. */
 export interface ConnectOptions extends RegistryOptions {
   /** Default `modern`. */
   era?: ProtocolEra;

@@ -1,5 +1,6 @@
 import { redact } from "@toolkits/core";
 import { CONNECT_PATH, isProviderId, type ProviderId } from "../connections.js";
+import { isConnectPath } from "../paths.js";
 import { StoreUnavailable } from "../store/index.js";
 import { type ConnectContext, type ConnectDeps, connectContext, isOAuthProvider } from "./context.js";
 import { linkWithoutCode, openLink } from "./link.js";
@@ -29,13 +30,13 @@ export { SESSION_COOKIE } from "./session.js";
  *   OpenID Connect at `MCP_OAUTH_ISSUER`, else a form taking the person's named static token.
  *
  * Every piece of state between requests (sessions, flows, CSRF tokens) lives in `deps.store`, so
- * any replica serves any step. A response carries at most one `set-cookie` header.
+ * any replica serves any step. A response sets at most one cookie, the session's.
  */
 export function createConnectPages(deps: ConnectDeps): (request: Request) => Promise<Response | undefined> {
   const ctx = connectContext(deps);
   return async (request) => {
     const url = new URL(request.url);
-    if (url.pathname !== CONNECT_PATH && !url.pathname.startsWith(`${CONNECT_PATH}/`)) return undefined;
+    if (!isConnectPath(url.pathname)) return undefined;
     try {
       return await route(ctx, request, url);
     } catch (error) {

@@ -12,7 +12,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-content-type-options": "nosniff",
 };
 
-/** A response carries at most one cookie: the server's adapter keeps one `set-cookie` header. */
+/** What a response adds to the security headers: at most one cookie (the session's), other headers. */
 export interface ResponseExtras {
   cookie?: string;
   headers?: Record<string, string>;

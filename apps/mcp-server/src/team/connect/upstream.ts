@@ -1,8 +1,16 @@
-import { accessTokenVariable, redact, Secret } from "@toolkits/core";
+import { redact, Secret } from "@toolkits/core";
 import * as oauth from "openid-client";
-import { configurationFor, discover, type OAuthClient, serverOf } from "../../signin/oauth.js";
+import {
+  configurationFor,
+  discover,
+  type OAuthClient,
+  revoke,
+  serverOf,
+  signInFrom,
+} from "../../signin/oauth.js";
 import { clientSettings, PROVIDERS, type Provider } from "../../signin/providers.js";
 import { CONNECT_PATH, type Connection, PROVIDER_TITLES } from "../connections.js";
+import { signInOf, tokensOf } from "../credentials.js";
 import { type ConnectContext, isOAuthProvider, type OAuthProviderId, principalHash } from "./context.js";
 import { peekFlow, saveFlow, takeFlow, type UpstreamFlow } from "./flows.js";
 import { page, redirect } from "./respond.js";
@@ -120,22 +128,20 @@ function connectionFrom(
   response: oauth.TokenEndpointResponse & oauth.TokenEndpointResponseHelpers,
   flow: UpstreamFlow,
 ): Connection {
-  // Wrapping registers the values with redact(), so no log line can carry them.
-  new Secret(accessTokenVariable(upstream.id), response.access_token);
-  if (response.refresh_token)
-    new Secret(`${upstream.provider.envPrefix}_REFRESH_TOKEN`, response.refresh_token);
+  // The sign-in code's reading of a token response (wrapping registers the tokens with redact()).
+  const server = serverOf(upstream.config);
+  const signIn = signInFrom(upstream.provider, response, {
+    server,
+    client: upstream.client,
+    scopes: flow.scopes,
+  });
   const email = response.claims()?.email;
-  const now = Date.now();
   return {
     provider: upstream.id,
-    connectedAt: now,
+    connectedAt: signIn.obtainedAt,
     ...(typeof email === "string" && email ? { account: email } : {}),
-    accessToken: response.access_token,
-    refreshToken: response.refresh_token,
-    expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in * 1000,
-    scopes: response.scope ? response.scope.split(" ").filter(Boolean) : flow.scopes,
-    tokenType: response.token_type,
-    server: serverOf(upstream.config),
+    ...tokensOf(signIn),
+    server,
     clientId: upstream.client.id,
   };
 }
@@ -192,17 +198,9 @@ export async function revokeConnection(
   principal: string,
   connection: Connection,
 ): Promise<Revocation> {
-  const token = connection.refreshToken ?? connection.accessToken;
-  if (!isOAuthProvider(connection.provider) || !connection.server?.revocation_endpoint || !token) {
-    return "unsupported";
-  }
-  const provider = providerOf(connection.provider);
-  const config = configurationFor(connection.server, revocationClient(ctx, provider, connection));
+  if (!isOAuthProvider(connection.provider) || !connection.server) return "unsupported";
   try {
-    await oauth.tokenRevocation(config, token, {
-      token_type_hint: connection.refreshToken ? "refresh_token" : "access_token",
-    });
-    return "revoked";
+    return (await revoke(signInOf(connection, ctx.env))) ? "revoked" : "unsupported";
   } catch (error) {
     ctx.logger.warn("revocation failed", {
       provider: connection.provider,
@@ -211,18 +209,4 @@ export async function revokeConnection(
     });
     return "failed";
   }
-}
-
-/** The client the tokens were issued to; its secret comes from the environment when it is still that client. */
-function revocationClient(ctx: ConnectContext, provider: Provider, connection: Connection): OAuthClient {
-  const configuredId = ctx.env[`${provider.envPrefix}_OAUTH_CLIENT_ID`];
-  const secret = ctx.env[`${provider.envPrefix}_OAUTH_CLIENT_SECRET`];
-  const id = connection.clientId ?? configuredId ?? "";
-  return {
-    id,
-    secret:
-      secret && id === configuredId
-        ? new Secret(`${provider.envPrefix}_OAUTH_CLIENT_SECRET`, secret)
-        : undefined,
-  };
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { z } from "zod";
+import { writePrivateFile } from "../../files.js";
 import { type KeyValueStore, type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 import { wrapLimiter } from "./limiter.js";
 
@@ -195,35 +194,12 @@ class FileStore implements KeyValueStore {
     const live = [...entries].filter(([, entry]) => entry.expiresAt === undefined || entry.expiresAt > now);
     const text = `${JSON.stringify({ version: 1, entries: Object.fromEntries(live) })}\n`;
     try {
-      await writeAtomically(this.path, text);
+      await writePrivateFile(this.path, text);
     } catch (error) {
       // The change stays in memory and goes out with the next write that succeeds.
       const { code, message } = error as NodeJS.ErrnoException;
       throw new StoreUnavailable(`cannot write ${this.path}: ${code ?? message}`, { cause: error });
     }
-  }
-}
-
-/** Replaces `path` with `text` so a reader (or a crash) never sees half a file: 0600, in a 0700 directory. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const directory = dirname(path);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  // mkdir leaves an existing directory's mode alone; this one is ours, so tighten it.
-  await chmod(directory, 0o700);
-  const temporary = join(
-    directory,
-    `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
-  );
-  const file = await open(temporary, "wx", 0o600);
-  try {
-    await file.writeFile(text);
-    await file.sync();
-    await file.close();
-    await rename(temporary, path);
-  } catch (error) {
-    await file.close().catch(() => {});
-    await unlink(temporary).catch(() => {});
-    throw error;
   }
 }
 

@@ -177,6 +177,6 @@ function describe(url: string): string {
 }
 
 /** The prefix as a literal in a SCAN MATCH pattern: `*`, `?`, `[`, `]` and `\` lose their meaning. */
-export function escapeGlob(prefix: string): string {
+function escapeGlob(prefix: string): string {
   return prefix.replace(/[*?[\]\\]/g, "\\$&");
 }

@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join } from "node:path";
+
+/** The XDG base directories the server keeps its files under, with their defaults below the home directory. */
+const XDG_DEFAULTS = {
+  XDG_CONFIG_HOME: [".config"],
+  XDG_STATE_HOME: [".local", "state"],
+} as const;
+
+/**
+ * `<base>/toolkits-mcp/<file>`, where `<base>` is the XDG variable's directory, or its default below
+ * the home directory when it is unset or not absolute (the XDG spec says to ignore a relative one).
+ */
+export function xdgFile(env: NodeJS.ProcessEnv, variable: keyof typeof XDG_DEFAULTS, file: string): string {
+  const configured = env[variable];
+  const base = configured && isAbsolute(configured) ? configured : join(homedir(), ...XDG_DEFAULTS[variable]);
+  return join(base, "toolkits-mcp", file);
+}
+
+/**
+ * Replaces `path` with `text` so that a reader (or a crash) never sees half a file: a temporary
+ * file in the same directory, synced, then renamed over it. The file is mode 0600 in a 0700
+ * directory, created if missing.
+ * @throws the file system's error (the temporary file is removed).
+ */
+export async function writePrivateFile(path: string, text: string): Promise<void> {
+  const directory = dirname(path);
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  // mkdir leaves an existing directory's mode alone; this one is ours, so tighten it.
+  await chmod(directory, 0o700);
+  const temporary = join(
+    directory,
+    `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+  );
+  const file = await open(temporary, "wx", 0o600);
+  try {
+    await file.writeFile(text);
+    await file.sync();
+    await file.close();
+    await rename(temporary, path);
+  } catch (error) {
+    await file.close().catch(() => {});
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
