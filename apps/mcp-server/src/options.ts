@@ -9,7 +9,7 @@ import { CATALOG_MODES, type CatalogMode } from "@toolkits/core/mcp";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { PROVIDERS, README_SECTION } from "./signin/providers.js";
 import { tokenFilePath } from "./signin/store.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio/index.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "./team/limits.js";
 import { DEFAULT_STORE_HINT } from "./team/store/location.js";
 import { TOOLKIT_IDS } from "./toolkits.js";
