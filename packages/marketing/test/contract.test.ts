@@ -2,7 +2,7 @@ import { okData, useToolkitSandbox } from "@toolkits/core/testing";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, marketingToolkit } from "../src/index.js";
 import { MARKETING, marketingContract } from "./support/kit.js";
-import { sampleArgs } from "./support/samples.js";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 
 const box = useToolkitSandbox(marketingToolkit, MARKETING);
 

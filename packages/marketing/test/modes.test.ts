@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingToolkit, REGIONS } from "../src/index.js";
 import { EXAMPLES } from "../src/sandbox/index.js";
 import { MARKETING } from "./support/kit.js";
-import { sampleArgs } from "./support/samples.js";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 
 const box = useToolkitSandbox(marketingToolkit, MARKETING);
 const modeTools = ENDPOINTS.filter((spec) => spec.mode);
