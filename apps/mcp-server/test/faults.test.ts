@@ -25,7 +25,7 @@ import {
 import { pagerToolkit } from "@toolkits/pager";
 import { sandbox as pagerSandbox } from "@toolkits/pager/sandbox";
 import { sheetsToolkit } from "@toolkits/sheets";
-import { sampleArgs } from "@toolkits/testkit/marketing-samples";
+import { sampleArgs } from "@toolkits/marketing/sandbox";
 import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 

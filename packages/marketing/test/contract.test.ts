@@ -1,7 +1,7 @@
 import { okData, useToolkitSandbox } from "@toolkits/core/testing";
-import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, marketingToolkit } from "../src/index.js";
+import { sampleArgs } from "../src/sandbox/samples.js";
 import { MARKETING, marketingContract } from "./support/kit.js";
 
 const box = useToolkitSandbox(marketingToolkit, MARKETING);

@@ -9,6 +9,7 @@ import { errorBodies, STATEFUL } from "./stateful.js";
 
 export { SEEDED_MEMBERS } from "./account.js";
 export { EXAMPLES } from "./examples.generated.js";
+export { sampleArgs } from "./samples.js";
 
 /** The only App API key the sandbox accepts. */
 export const SANDBOX_API_KEY = "sandbox-marketing-key";

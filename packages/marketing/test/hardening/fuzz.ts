@@ -1,6 +1,6 @@
 import { fuzzTools, useToolkitSandbox } from "@toolkits/core/testing";
-import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { ENDPOINTS, type EndpointSpec, marketingToolkit } from "../../src/index.js";
+import { sampleArgs } from "../../src/sandbox/samples.js";
 import { MARKETING, marketingContract } from "../support/kit.js";
 
 // Property-based input tests of the marketing tools against the sandbox, through the MCP adapter.

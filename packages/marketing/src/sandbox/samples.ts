@@ -1,8 +1,9 @@
-import { type EndpointSpec, type ParamSpec, VALUE_SETS } from "@toolkits/marketing";
-import { EXAMPLES } from "@toolkits/marketing/sandbox";
+import type { EndpointSpec, ParamSpec } from "../endpoint.js";
+import { VALUE_SETS } from "../endpoints.generated.js";
+import { EXAMPLES } from "./examples.generated.js";
 
-// Valid arguments for every marketing tool, for the marketing package's tests and the server's
-// fault tests alike: both call each of the 115 tools on the sandbox account.
+// Valid arguments for every tool against the sandbox account: what a demo, a test or a fault
+// injection calls each of the 115 tools with.
 
 const START = 1_700_000_000;
 const DAY = 86_400;
@@ -44,8 +45,9 @@ const BY_UPSTREAM: Readonly<Record<string, string | number | boolean>> = {
 };
 
 /**
- * Valid arguments for every parameter of a tool (execute mode, metrics version 2 and only the
- * parameters that apply to it), with ids the sandbox knows.
+ * Valid arguments for every parameter of the tool `spec` describes (execute mode, metrics version 2
+ * and only the parameters that apply to it), with ids the sandbox account is seeded with; by
+ * parameter name, as the tool takes them.
  */
 export function sampleArgs(spec: EndpointSpec): Record<string, unknown> {
   const args: Record<string, unknown> = {};
