@@ -54,7 +54,7 @@ async function serve(options: ServerOptions): Promise<void> {
       state,
     };
     const sandbox = options.sandbox ? deferredSandboxHost(toolkits, hostOptions) : undefined;
-    const host = sandbox?.host ?? environmentHost(hostOptions);
+    const host = sandbox?.host ?? environmentHost(hostOptions, options.toolkitEnv);
     if (!sandbox && !team) await warnMissingCredentials(toolkits, host);
     return { host, ready: sandbox?.ready };
   };
@@ -98,7 +98,7 @@ async function openTeam(options: ServerOptions, logger: Logger) {
       "--credentials per-user cannot run on --sandbox, whose fakes accept one shared identity.",
     );
   const { openTeam: open } = await import("./team/index.js");
-  return open(options, process.env, logger);
+  return open(options, logger);
 }
 
 /** The registry with every call waiting for `ready` first. */
