@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { settingsTables } from "../src/options/markdown.js";
-import { GROUPS, type Group, settingsOf } from "../src/options/setting.js";
+import { GROUPS, type Group, settingsOf, text } from "../src/options/setting.js";
 import { SETTINGS, TOOLKIT_VARIABLES } from "../src/options/table.js";
 import { type LoginOptions, program, type ServerOptions, type SigninSettings } from "../src/options.js";
 
@@ -164,6 +164,8 @@ describe("the settings table", () => {
     const secrets = settingsOf(SETTINGS).filter((setting) => setting.secret);
     expect(secrets.map((setting) => setting.env).sort()).toEqual(Object.keys(SECRETS).sort());
     expect(secrets.filter((setting) => setting.flag)).toEqual([]);
+    // Read as given and checked where used, so no parse error can quote one.
+    expect(secrets.filter((setting) => setting.parse !== text)).toEqual([]);
     const help = await run(["--help"], SECRETS);
     expect(help.code).toBe(0);
     for (const [name, value] of Object.entries(SECRETS)) {

@@ -1,4 +1,4 @@
-import { GROUPS, type Group, type Setting, settingsOf, shownDefault, type ToolkitVariable } from "./setting.js";
+import { GROUPS, type Group, type Setting, settingsOf, shownDefault } from "./setting.js";
 import { SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
 
 /** One table row's facts; absent ones leave their cell empty. */
@@ -14,7 +14,7 @@ const rowOf = (setting: Setting<unknown>): Row => ({ ...setting, shown: shownDef
 
 const rowsOf = (group: Group): Row[] =>
   group === "Toolkits"
-    ? TOOLKIT_VARIABLES.map((variable: ToolkitVariable) => ({ ...variable }))
+    ? [...TOOLKIT_VARIABLES]
     : settingsOf(SETTINGS)
         .filter((setting) => setting.group === group)
         .map(rowOf);
@@ -31,7 +31,8 @@ const cell = (text: string): string => text.replace(/[|<]/g, (character) => `\\$
  */
 export function settingsTables(groups: readonly Group[]): string {
   const unknown = groups.filter((group) => !GROUPS.includes(group));
-  if (unknown.length) throw new Error(`No settings group ${unknown.join(", ")}; the groups: ${GROUPS.join(", ")}.`);
+  if (unknown.length)
+    throw new Error(`No settings group ${unknown.join(", ")}; the groups: ${GROUPS.join(", ")}.`);
   return groups
     .map((group) => {
       const table = markdownTable(rowsOf(group));

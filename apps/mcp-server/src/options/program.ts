@@ -61,7 +61,7 @@ export function program(commands: Commands, version: string, env: Environment = 
 /**
  * A setting's value from its variable, else its default.
  * @throws CommanderError (through `command.error`) for a malformed value, naming the variable and
- *   what is allowed; a secret's value is never repeated.
+ *   what is allowed. Secrets are read as given (`text`), so their values are never quoted here.
  */
 function fromEnvironment(setting: Setting<unknown>, env: Environment, command: Command): unknown {
   const value = env[setting.env];
@@ -69,10 +69,9 @@ function fromEnvironment(setting: Setting<unknown>, env: Environment, command: C
   try {
     return setting.parse(value);
   } catch (error) {
-    const given = setting.secret ? "" : ` value '${value}'`;
     const source = setting.flag
-      ? `option '${setting.flag}'${given} from env '${setting.env}'`
-      : `${setting.env}${given}`;
+      ? `option '${setting.flag}' value '${value}' from env '${setting.env}'`
+      : `${setting.env} value '${value}'`;
     return command.error(`error: ${source} is invalid. ${(error as Error).message}`, {
       exitCode: 2,
       code: "commander.invalidArgument",
