@@ -8,6 +8,7 @@ const inPerUser = inGroup("Per-user");
 const inStore = inGroup("Store");
 const inSignin = inGroup("Sign-in");
 
+/** The rows of one provider's OAuth client: `<PREFIX>_OAUTH_CLIENT_ID`, `_CLIENT_SECRET`, `_ISSUER`. */
 const signinClient = (title: string, prefix: string) => ({
   clientId: inSignin({
     env: `${prefix}_OAUTH_CLIENT_ID`,

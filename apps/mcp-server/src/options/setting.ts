@@ -18,6 +18,7 @@ export const GROUPS = [
   "Toolkits",
 ] as const;
 
+/** A help section's name, e.g. `HTTP limits`. */
 export type Group = (typeof GROUPS)[number];
 
 /** The environment as the server was started with it, never written. */
