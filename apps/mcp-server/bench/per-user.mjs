@@ -91,10 +91,15 @@ async function measure() {
 
     // Per-user mode, opened as the server opens it, with budgets too large to ever make a call wait
     // (each request is still counted in Redis).
-    const env = { MCP_STORE_KEY: randomBytes(32).toString("base64") };
+    const storeKey = randomBytes(32).toString("base64");
     team = await code.openTeam(
-      { storeUrl: redis.url, rateLimits: "pager=10000000/60s", rateLimitWaitMs: 3_000 },
-      env,
+      {
+        storeUrl: redis.url,
+        storeKey,
+        rateLimits: "pager=10000000/60s",
+        rateLimitWaitMs: 3_000,
+        toolkitEnv: {},
+      },
       logger,
     );
     const publicUrl = "http://127.0.0.1:8080";
@@ -102,7 +107,7 @@ async function measure() {
     const serving = team.serve(base, publicUrl, undefined, code.pagerToolkit.tools);
 
     // The person's PagerDuty connection, saved (sealed) the way the connect pages save it.
-    seedStore = await code.openStore({ url: redis.url, key: env.MCP_STORE_KEY }, logger);
+    seedStore = await code.openStore({ url: redis.url, key: storeKey }, logger);
     const connections = code.storedConnections(seedStore, publicUrl);
     const connect = (accessToken) =>
       connections.save(PRINCIPAL, {

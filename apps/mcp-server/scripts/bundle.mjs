@@ -71,8 +71,9 @@ async function isCommonJs(path) {
 
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 await build({
-  // toolkits.js is also the build's own list of toolkits (below), so the list is written once.
-  entryPoints: ["src/cli.ts", "src/demo.ts", "src/toolkits.ts"],
+  // toolkits.js is also the build's own list of toolkits (below), so the list is written once;
+  // options/markdown.js gives scripts/docs.mjs the README's settings tables.
+  entryPoints: ["src/cli.ts", "src/demo.ts", "src/toolkits.ts", "src/options/markdown.ts"],
   outdir: "dist",
   bundle: true,
   splitting: true,

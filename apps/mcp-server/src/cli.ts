@@ -5,7 +5,7 @@ import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
-import { program, type ServerOptions } from "./options.js";
+import { program, type ServerOptions } from "./options/index.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio/index.js";
@@ -54,7 +54,7 @@ async function serve(options: ServerOptions): Promise<void> {
       state,
     };
     if (options.sandbox) return deferredSandboxHost(toolkits, hostOptions);
-    const host = environmentHost(hostOptions);
+    const host = environmentHost(hostOptions, options.toolkitEnv);
     if (!team) await warnMissingCredentials(toolkits, host);
     return host;
   };
@@ -95,7 +95,7 @@ async function openTeam(options: ServerOptions, logger: Logger) {
       "--credentials per-user cannot run on --sandbox, whose fakes accept one shared identity.",
     );
   const { openTeam: open } = await import("./team/index.js");
-  return open(options, process.env, logger);
+  return open(options, logger);
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import {
   tokensFromEnv,
   type UpstreamLimits,
 } from "@toolkits/core";
+import type { ServerOptions } from "./options/index.js";
 import { PROVIDERS } from "./signin/providers.js";
 import { storedTokens } from "./signin/tokens.js";
 
@@ -29,10 +30,11 @@ export interface HostOptions {
 const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
 
 /**
- * Credentials and settings from the environment, the normal way to run; OAuth access tokens
- * fall back to the user's sign-in store (`toolkits-mcp login`) when no `*_ACCESS_TOKEN` is set.
+ * Credentials and settings from the toolkits' variables (`ServerOptions.toolkitEnv`), the normal
+ * way to run; OAuth access tokens fall back to the user's sign-in store (`toolkits-mcp login`) when
+ * no `*_ACCESS_TOKEN` is set.
  */
-export function environmentHost(options: HostOptions, env = process.env): Host {
+export function environmentHost(options: HostOptions, env: ServerOptions["toolkitEnv"]): Host {
   const fromEnv = tokensFromEnv(env);
   const fromStore = storedTokens(env, options.logger);
   return envHost(env, {

@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from "jose";
+import type { ServerOptions } from "./options/index.js";
 
 /** A static bearer token, optionally named after the person it belongs to (`alice:<token>`). */
 export interface StaticToken {
@@ -34,13 +35,17 @@ export interface TokenPolicy {
 }
 
 /**
- * Reads the auth configuration; undefined when none is set. A blank entry in
- * `MCP_HTTP_BEARER_TOKENS` (what a failed `$(openssl …)` leaves) or a token shorter than 32
- * characters is refused on a non-loopback interface and warned about on loopback.
+ * The auth configuration from `ServerOptions.auth` (`MCP_HTTP_BEARER_TOKENS`, `MCP_OAUTH_*`);
+ * undefined when none is set. A blank entry in the bearer tokens (what a failed `$(openssl …)`
+ * leaves) or a token shorter than 32 characters is refused on a non-loopback interface and warned
+ * about on loopback.
  * @throws Error for an incomplete OAuth configuration, or weak static tokens off loopback.
  */
-export function authConfigFromEnv(env: NodeJS.ProcessEnv, policy: TokenPolicy): HttpAuthConfig | undefined {
-  const parsed = env.MCP_HTTP_BEARER_TOKENS?.split(",").map((entry) => staticToken(entry.trim()));
+export function authConfigFromEnv(
+  auth: ServerOptions["auth"],
+  policy: TokenPolicy,
+): HttpAuthConfig | undefined {
+  const parsed = auth.bearerTokens?.split(",").map((entry) => staticToken(entry.trim()));
   const staticTokens = parsed?.filter((entry) => entry.token) ?? [];
   const entries = parsed?.map((entry) => entry.token);
   const weakness = entries && tokenWeakness(entries);
@@ -49,7 +54,7 @@ export function authConfigFromEnv(env: NodeJS.ProcessEnv, policy: TokenPolicy): 
     const unauthenticated = staticTokens.length ? "" : " The server runs without authentication.";
     policy.warn(`${weakness}${unauthenticated} ${MAKE_TOKEN}`);
   }
-  const { MCP_OAUTH_ISSUER: issuer, MCP_OAUTH_AUDIENCE: audience, MCP_OAUTH_JWKS_URL: jwksUrl } = env;
+  const { oauthIssuer: issuer, oauthAudience: audience, oauthJwksUrl: jwksUrl } = auth;
   const anyOauth = issuer || audience || jwksUrl;
   if (anyOauth && !(issuer && audience && jwksUrl)) {
     throw new Error("OAuth needs all of MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.");

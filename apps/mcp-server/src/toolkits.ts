@@ -3,7 +3,7 @@ import { marketingToolkit } from "@toolkits/marketing";
 import { pagerToolkit } from "@toolkits/pager";
 import { sheetsToolkit } from "@toolkits/sheets";
 import picomatch from "picomatch";
-import type { ServerOptions } from "./options.js";
+import type { ServerOptions } from "./options/index.js";
 
 /** Every toolkit this server can compose, by id: the one list the CLI, the build and the docs read. */
 export const TOOLKITS: Readonly<Record<string, Toolkit>> = {

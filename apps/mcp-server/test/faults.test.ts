@@ -22,10 +22,10 @@ import {
   MAX_RESULT_BYTES as MARKETING_CAP,
   marketingToolkit,
 } from "@toolkits/marketing";
+import { sampleArgs } from "@toolkits/marketing/sandbox";
 import { pagerToolkit } from "@toolkits/pager";
 import { sandbox as pagerSandbox } from "@toolkits/pager/sandbox";
 import { sheetsToolkit } from "@toolkits/sheets";
-import { sampleArgs } from "@toolkits/marketing/sandbox";
 import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 

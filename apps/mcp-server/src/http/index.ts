@@ -4,7 +4,7 @@ import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
 import { authConfigFromEnv, type HttpAuthConfig, perUserProblem } from "../http-auth.js";
 import { onShutdown } from "../lifecycle.js";
-import type { ServerOptions } from "../options.js";
+import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
 import { SERVER_INFO } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
@@ -45,7 +45,7 @@ export async function listenHttp(
   team?: Team,
 ): Promise<ListeningHttp> {
   const loopback = isLoopbackHost(options.host);
-  const auth = authConfigFromEnv(process.env, { loopback, warn: (message) => logger.warn(message) });
+  const auth = authConfigFromEnv(options.auth, { loopback, warn: (message) => logger.warn(message) });
   const problem = team ? perUserProblem(auth) : undefined;
   if (problem) throw new Error(problem);
   if (!loopback && !auth) {

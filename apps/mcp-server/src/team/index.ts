@@ -1,8 +1,10 @@
+import { pathToFileURL } from "node:url";
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
 import type { ClientMemory } from "../http/endpoint.js";
 import type { HttpAuthConfig } from "../http-auth.js";
 import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
+import type { ServerOptions } from "../options/index.js";
 import type { Caller } from "../scope.js";
 import { PROVIDERS } from "../signin/providers.js";
 import { createConnectPages } from "./connect/index.js";
@@ -12,12 +14,11 @@ import { perUserHost } from "./host.js";
 import { parseRateLimits, personLimits } from "./limits.js";
 import { hashKey, openStore, type TeamStore } from "./store/index.js";
 
-/** What `--credentials per-user` needs from the command line. */
-export interface TeamOptions {
-  storeUrl?: string;
-  rateLimits: string;
-  rateLimitWaitMs: number;
-}
+/** What `--credentials per-user` needs of the server's options. */
+export type TeamOptions = Pick<
+  ServerOptions,
+  "storeUrl" | "storePath" | "storeKey" | "storeKeyPrevious" | "rateLimits" | "rateLimitWaitMs" | "toolkitEnv"
+>;
 
 /** The per-user parts of a running server, once its store is open. */
 export interface Team {
@@ -52,11 +53,12 @@ export interface TeamServing {
 const CLIENT_MEMORY_MS = 30 * 24 * 3_600_000;
 
 /**
- * Opens the store named by `options.storeUrl` (sealed with MCP_STORE_KEY) for per-user serving.
- * @throws Error when MCP_STORE_KEY is missing or malformed, or the store cannot be opened.
+ * Opens the store named by `options.storeUrl`, else the file at `options.storePath`, sealed with
+ * `options.storeKey` (MCP_STORE_KEY), for per-user serving.
+ * @throws Error when the store key is missing or malformed, or the store cannot be opened.
  */
-export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, logger: Logger): Promise<Team> {
-  const key = env.MCP_STORE_KEY;
+export async function openTeam(options: TeamOptions, logger: Logger): Promise<Team> {
+  const { storeKey: key, toolkitEnv: env } = options;
   if (!key) {
     throw new Error(
       "Per-user credentials are sealed in the store under MCP_STORE_KEY: set it to 32 random bytes in base64 (openssl rand -base64 32).",
@@ -64,7 +66,12 @@ export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, log
   }
   const limits = parseRateLimits(options.rateLimits);
   const store = await openStore(
-    { url: options.storeUrl, key, previousKey: env.MCP_STORE_KEY_PREVIOUS },
+    {
+      // An empty MCP_STORE_URL counts as unset.
+      url: options.storeUrl || pathToFileURL(options.storePath).href,
+      key,
+      previousKey: options.storeKeyPrevious,
+    },
     logger,
   );
   return {

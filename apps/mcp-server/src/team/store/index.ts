@@ -3,7 +3,6 @@ import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
 import { fileStore } from "./file.js";
 import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
-import { defaultStorePath } from "./location.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
 
@@ -53,8 +52,8 @@ export interface TeamStore {
 
 /** How to open the store, from `MCP_STORE_URL`, `MCP_STORE_KEY` and `MCP_STORE_KEY_PREVIOUS`. */
 export interface StoreSettings {
-  /** `redis://…` / `rediss://…`, or `file:///abs/path.json`; the default file when undefined. */
-  url: string | undefined;
+  /** `redis://…` / `rediss://…`, or `file:///abs/path.json`. */
+  url: string;
   /** 32 bytes, base64: seals every record. */
   key: string;
   /** The key before the last rotation, base64: still opens records. */
@@ -70,8 +69,8 @@ export function hashKey(value: string): string {
 }
 
 /**
- * Opens the store `settings` describe: the file at `file:///abs/path.json` (the default file when
- * `url` is unset or empty), or Redis at `redis://…` / `rediss://…`.
+ * Opens the store `settings` describe: the file at `file:///abs/path.json`, or Redis at
+ * `redis://…` / `rediss://…`.
  * @throws Error naming MCP_STORE_KEY or MCP_STORE_KEY_PREVIOUS when a key is not 32 bytes of
  *   base64; Error naming MCP_STORE_URL when the URL is neither; StoreUnavailable when Redis
  *   does not answer within 10 seconds.
@@ -82,8 +81,7 @@ export async function openStore(settings: StoreSettings, logger: Logger): Promis
   return teamStore(await openBackend(settings.url, logger), sealer);
 }
 
-async function openBackend(url: string | undefined, logger: Logger): Promise<KeyValueStore> {
-  if (!url) return fileStore(defaultStorePath());
+async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === "redis" || scheme === "rediss") return redisStore(url, logger);
   // Only the `file:///` form: URL parsing would read `file:store.json` as `/store.json`.

@@ -4,7 +4,7 @@ import { xdgFile } from "../../files.js";
  * The embedded store's default file: `$XDG_STATE_HOME/toolkits-mcp/store.json`, or
  * `~/.local/state/toolkits-mcp/store.json` when `XDG_STATE_HOME` is unset or not absolute.
  */
-export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultStorePath(env: Readonly<Record<string, string | undefined>>): string {
   return xdgFile(env, "XDG_STATE_HOME", "store.json");
 }
 

@@ -1,0 +1,144 @@
+import { xdgFile } from "../files.js";
+import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "../team/limits.js";
+import { DEFAULT_STORE_HINT, defaultStorePath } from "../team/store/location.js";
+import { checked, inGroup, integer, oneOf, text } from "./setting.js";
+
+const inAuthentication = inGroup("Authentication");
+const inPerUser = inGroup("Per-user");
+const inStore = inGroup("Store");
+const inSignin = inGroup("Sign-in");
+
+/** The rows of one provider's OAuth client: `<PREFIX>_OAUTH_CLIENT_ID`, `_CLIENT_SECRET`, `_ISSUER`. */
+const signinClient = (title: string, prefix: string) => ({
+  clientId: inSignin({
+    env: `${prefix}_OAUTH_CLIENT_ID`,
+    parse: text,
+    help: `the ${title} OAuth client's ID, for \`login\` and the per-user /connect pages`,
+  }),
+  clientSecret: inSignin({
+    env: `${prefix}_OAUTH_CLIENT_SECRET`,
+    parse: text,
+    secret: true,
+    help: "its client secret, when the client has one",
+  }),
+  issuer: inSignin({
+    env: `${prefix}_OAUTH_ISSUER`,
+    parse: text,
+    help: `discover the endpoints from this issuer instead of ${title}'s (test servers, unusual set-ups)`,
+  }),
+});
+
+/** The table's rows for who may call and whose credentials: HTTP authentication, per-user mode, sign-in. */
+export const ACCESS = {
+  auth: {
+    bearerTokens: inAuthentication({
+      env: "MCP_HTTP_BEARER_TOKENS",
+      parse: text,
+      secret: true,
+      help: "comma-separated static bearer tokens, each at least 32 characters (make one with: openssl rand -hex 32); per-user mode names each person's: alice:<token>,bob:<token>",
+    }),
+    oauthIssuer: inAuthentication({
+      flag: "--oauth-issuer <url>",
+      env: "MCP_OAUTH_ISSUER",
+      parse: text,
+      help: "accept OAuth access tokens (JWTs) from this issuer (all three OAuth settings, or none)",
+    }),
+    oauthAudience: inAuthentication({
+      flag: "--oauth-audience <audience>",
+      env: "MCP_OAUTH_AUDIENCE",
+      parse: text,
+      help: "the audience those JWTs must name",
+    }),
+    oauthJwksUrl: inAuthentication({
+      flag: "--oauth-jwks-url <url>",
+      env: "MCP_OAUTH_JWKS_URL",
+      parse: text,
+      help: "where the issuer publishes the keys that sign them (JWKS)",
+    }),
+  },
+  credentials: inPerUser({
+    flag: "--credentials <mode>",
+    env: "MCP_CREDENTIALS",
+    parse: oneOf(["shared", "per-user"] as const),
+    default: "shared",
+    help: "shared (everyone uses the server's upstream credentials) or per-user (HTTP: each person connects their own accounts at /connect)",
+  }),
+  rateLimits: inPerUser({
+    flag: "--rate-limits <budgets>",
+    env: "MCP_RATE_LIMITS",
+    parse: checked(parseRateLimits),
+    default: DEFAULT_RATE_LIMIT_SPEC,
+    help: "per-person upstream budgets, shared by every replica (any subset overrides)",
+  }),
+  rateLimitWaitMs: inPerUser({
+    flag: "--rate-limit-wait-ms <ms>",
+    env: "MCP_RATE_LIMIT_WAIT_MS",
+    parse: integer(0, 60_000),
+    default: 3_000,
+    help: "longest a call over its budget waits before answering rate_limited, in milliseconds",
+  }),
+  connectClient: {
+    id: inPerUser({
+      flag: "--connect-client-id <id>",
+      env: "MCP_CONNECT_CLIENT_ID",
+      parse: text,
+      help: "the OpenID Connect client of the /connect pages' sign-in (redirect URI <public URL>/connect/signed-in)",
+    }),
+    secret: inPerUser({
+      env: "MCP_CONNECT_CLIENT_SECRET",
+      parse: text,
+      secret: true,
+      help: "its client secret",
+    }),
+  },
+  storeUrl: inStore({
+    flag: "--store <url>",
+    env: "MCP_STORE_URL",
+    parse: text,
+    shown: DEFAULT_STORE_HINT,
+    help: "per-user state: redis://host:6379 or rediss://… (any number of replicas), or file:///absolute/path.json (one process)",
+  }),
+  storeKey: inStore({
+    env: "MCP_STORE_KEY",
+    parse: text,
+    secret: true,
+    help: "required in per-user mode: 32 random bytes, base64 (openssl rand -base64 32), sealing every stored record (AES-256-GCM)",
+  }),
+  storeKeyPrevious: inStore({
+    env: "MCP_STORE_KEY_PREVIOUS",
+    parse: text,
+    secret: true,
+    help: "during a rotation, the key before: records sealed under it still open, and are sealed again under MCP_STORE_KEY when read",
+  }),
+  storePath: inStore({
+    env: "XDG_STATE_HOME",
+    parse: (directory) => defaultStorePath({ XDG_STATE_HOME: directory }),
+    default: defaultStorePath({}),
+    shown: "~/.local/state",
+    help: "the default store file is toolkits-mcp/store.json in this directory (a relative one counts as unset)",
+  }),
+  oauthClients: {
+    pager: {
+      ...signinClient("PagerDuty", "PAGER"),
+      region: inSignin({
+        env: "PAGER_REGION",
+        parse: text,
+        help: "eu also moves sign-in to identity.eu.pagerduty.com (the default is identity.pagerduty.com)",
+      }),
+    },
+    google: signinClient("Google", "GOOGLE"),
+  },
+  tokenFile: inSignin({
+    env: "XDG_CONFIG_HOME",
+    parse: (directory) => xdgFile({ XDG_CONFIG_HOME: directory }, "XDG_CONFIG_HOME", "tokens.json"),
+    default: xdgFile({}, "XDG_CONFIG_HOME", "tokens.json"),
+    shown: "~/.config",
+    help: "`login` keeps its tokens in toolkits-mcp/tokens.json in this directory (a relative one counts as unset)",
+  }),
+  browser: inSignin({
+    env: "BROWSER",
+    parse: (value) => value !== "none",
+    default: true,
+    help: "none: `login` only prints the sign-in URL, as with --no-browser",
+  }),
+};

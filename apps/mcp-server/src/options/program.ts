@@ -1,0 +1,80 @@
+import { Command, Help, type Option } from "commander";
+import { signinCommands } from "./commands.js";
+import { flagOption, variableRow } from "./help.js";
+import { type Environment, type Setting, settingsOf, valuesOf } from "./setting.js";
+import { readEnvironment, SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
+import type { Commands } from "./types.js";
+
+const ABOUT_VARIABLES = `
+Every flag may be given by its variable instead; the command line wins. A switch's variable
+counts when it is 1, true or yes. Secrets are read from the environment only: command lines
+are visible to every user of the machine. The toolkits read their own variables; a toolkit
+without credentials still starts, and its tools answer unauthenticated saying what to set.`;
+
+/**
+ * The `toolkits-mcp` command line, generated from the settings table: serving (the default command)
+ * with every setting read from its flag, else its variable in `env`, else its default; and the
+ * `login`, `logout`, `auth status` and `help` commands. A malformed flag or variable makes parsing
+ * throw a CommanderError after printing the problem and the usage (cli.ts exits with 2).
+ */
+export function program(commands: Commands, version: string, env: Environment = readEnvironment()): Command {
+  const root = new Command("toolkits-mcp")
+    .description("Serves the pager, sheets and marketing tools over MCP (stdio or Streamable HTTP).")
+    .version(version, "-v, --version", "print the version")
+    .helpOption("-h, --help", "print this help")
+    .addHelpText("after", ABOUT_VARIABLES)
+    .showHelpAfterError()
+    // Errors come back to cli.ts, which exits with 2 for a bad command line.
+    .exitOverride()
+    // `login --port` is the login's own option, not the server's.
+    .enablePositionalOptions();
+  const flags = new Map<Setting<unknown>, Option>();
+  const rows: Option[] = [];
+  for (const setting of settingsOf(SETTINGS)) {
+    if (setting.flag) {
+      const option = flagOption(setting);
+      flags.set(setting, option);
+      root.addOption(option);
+    } else rows.push(variableRow(setting.group, setting.env, setting));
+  }
+  rows.push(...TOOLKIT_VARIABLES.map((variable) => variableRow("Toolkits", variable.env, variable)));
+  root.configureHelp({
+    // The variables without flags are listed in their groups too (they are not options).
+    visibleOptions: (command) => [...new Help().visibleOptions(command), ...(command === root ? rows : [])],
+  });
+  const read = (setting: Setting<unknown>) => {
+    const option = flags.get(setting);
+    const given = option && root.getOptionValue(option.attributeName());
+    return given !== undefined ? given : fromEnvironment(setting, env, root);
+  };
+  root.action(async () => commands.serve({ ...valuesOf(SETTINGS, read), toolkitEnv: env }));
+  const signin = {
+    tokenFile: SETTINGS.tokenFile,
+    browser: SETTINGS.browser,
+    oauthClients: SETTINGS.oauthClients,
+  };
+  signinCommands(root, commands, () => ({ ...valuesOf(signin, read), toolkitEnv: env }));
+  root.helpCommand("help [command]", "print the help of a command");
+  return root;
+}
+
+/**
+ * A setting's value from its variable, else its default.
+ * @throws CommanderError (through `command.error`) for a malformed value, naming the variable and
+ *   what is allowed. Secrets are read as given (`text`), so their values are never quoted here.
+ */
+function fromEnvironment(setting: Setting<unknown>, env: Environment, command: Command): unknown {
+  const value = env[setting.env];
+  if (value === undefined) return setting.default;
+  try {
+    return setting.parse(value);
+  } catch (error) {
+    const source = setting.flag
+      ? `option '${setting.flag}' value '${value}' from env '${setting.env}'`
+      : `${setting.env} value '${value}'`;
+    return command.error(`error: ${source} is invalid. ${(error as Error).message}`, {
+      exitCode: 2,
+      code: "commander.invalidArgument",
+    });
+  }
+}
