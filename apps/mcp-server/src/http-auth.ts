@@ -38,16 +38,16 @@ export interface TokenPolicy {
  * The auth configuration from `ServerOptions.auth` (`MCP_HTTP_BEARER_TOKENS`, `MCP_OAUTH_*`);
  * undefined when none is set. A blank entry in the bearer tokens (what a failed `$(openssl …)`
  * leaves) or a token shorter than 32 characters is refused on a non-loopback interface and warned
- * about on loopback.
- * @throws Error for an incomplete OAuth configuration, or weak static tokens off loopback.
+ * about on loopback. One token given twice (under two names, say) is refused anywhere: whoever holds
+ * it would act as either.
+ * @throws Error for an incomplete OAuth configuration, a repeated token, or weak static tokens off loopback.
  */
-export function authConfigFromEnv(
-  auth: ServerOptions["auth"],
-  policy: TokenPolicy,
-): HttpAuthConfig | undefined {
+export function authConfig(auth: ServerOptions["auth"], policy: TokenPolicy): HttpAuthConfig | undefined {
   const parsed = auth.bearerTokens?.split(",").map((entry) => staticToken(entry.trim()));
   const staticTokens = parsed?.filter((entry) => entry.token) ?? [];
   const entries = parsed?.map((entry) => entry.token);
+  const repeated = repeatedToken(staticTokens);
+  if (repeated) throw new Error(repeated);
   const weakness = entries && tokenWeakness(entries);
   if (weakness && !policy.loopback) throw new Error(`${weakness} ${MAKE_TOKEN}`);
   if (weakness) {
@@ -137,6 +137,16 @@ function tokenWeakness(entries: string[]): string | undefined {
   return problems.length ? `MCP_HTTP_BEARER_TOKENS has ${problems.join(" and ")}.` : undefined;
 }
 
+/** What is wrong when two entries share a token, never quoting it; undefined when none do. */
+function repeatedToken(tokens: readonly StaticToken[]): string | undefined {
+  const holders = new Map<string, string[]>();
+  for (const { token, name } of tokens)
+    holders.set(token, [...(holders.get(token) ?? []), name ?? "(unnamed)"]);
+  const shared = [...holders.values()].find((names) => names.length > 1);
+  if (!shared) return undefined;
+  return `MCP_HTTP_BEARER_TOKENS gives one token ${shared.length} times (${shared.join(", ")}): whoever holds it would act as any of them. Give each entry its own token. ${MAKE_TOKEN}`;
+}
+
 const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 /**
@@ -152,15 +162,23 @@ export class KeySetUnavailable extends Error {
 /** Exactly `Bearer <token>`: the SDK's parser would ignore anything after the token. */
 const BEARER_HEADER = /^Bearer \S+$/i;
 
+/** Why a request without a token is refused by a server with static tokens only (no OAuth to offer). */
+const BEARER_REQUIRED =
+  "A bearer token is required: send 'Authorization: Bearer <token>' with a token from this server's operator (it has no OAuth sign-in)";
+
 /**
- * Verifies an `Authorization` header through the SDK, refusing first one with anything after the token.
+ * Verifies an `Authorization` header through the SDK, refusing first one with anything after the
+ * token. Without `resourceMetadataUrl` (no authorization server to point at), a missing header is
+ * refused saying a bearer token is required.
  * @throws OAuthError for a missing, malformed or rejected token; KeySetUnavailable when it cannot be checked.
  */
 export async function authenticate(
   header: string | undefined,
   verifier: OAuthTokenVerifier,
-  resourceMetadataUrl: string,
+  resourceMetadataUrl: string | undefined,
 ): Promise<AuthInfo> {
+  if (header === undefined && resourceMetadataUrl === undefined)
+    throw new OAuthError(OAuthErrorCode.InvalidToken, BEARER_REQUIRED);
   if (header !== undefined && !BEARER_HEADER.test(header)) {
     throw new OAuthError(
       OAuthErrorCode.InvalidToken,
@@ -173,8 +191,12 @@ export async function authenticate(
 const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
 /** Static tokens never expire on their own; the SDK still wants a time (seconds). */
 const STATIC_EXPIRY_SECONDS = 4_102_444_800;
-/** Clock difference tolerated between the issuer and this server for exp, nbf and iat, in seconds. */
-const CLOCK_SKEW_SECONDS = 30;
+/**
+ * Clock difference tolerated between the issuer and this server, in seconds, the same for every
+ * time claim: a token is accepted up to this long after its `exp`, before its `nbf`, and with an
+ * `iat` this far ahead.
+ */
+export const CLOCK_SKEW_SECONDS = 30;
 
 /**
  * Verifies bearer tokens: static tokens by constant-time comparison of their SHA-256 digests,
@@ -213,7 +235,8 @@ export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthToke
         token,
         clientId: String(payload.client_id ?? payload.azp ?? payload.sub ?? "unknown"),
         scopes: scope.split(" ").filter(Boolean),
-        expiresAt: payload.exp ?? 0,
+        // The SDK refuses a token past `expiresAt`; the tolerance must reach that check too.
+        expiresAt: (payload.exp ?? 0) + CLOCK_SKEW_SECONDS,
         extra: subject && payload.iss ? { principal: subjectPrincipal(payload.iss, subject) } : undefined,
       };
     },

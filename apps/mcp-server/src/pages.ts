@@ -81,16 +81,25 @@ async function toFetchRequest(req: IncomingMessage): Promise<Request | undefined
 
 /**
  * The request's body, or undefined when it is over `maxBytes`: refused unread when its declared
- * length says so, else as soon as that many bytes have arrived.
+ * length says so, else as soon as that many bytes have arrived. The rest is left unread (not
+ * destroyed), so the answer can still reach a client that is sending it.
  */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (body: Buffer | undefined) => {
+      req.off("data", take).off("end", done).off("error", reject);
+      resolve(body);
+    };
+    const take = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.pause();
+      settle(undefined);
+    };
+    const done = () => settle(Buffer.concat(chunks));
+    req.on("data", take).once("end", done).once("error", reject);
+  });
 }

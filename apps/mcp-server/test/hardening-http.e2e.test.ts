@@ -306,7 +306,7 @@ describe("OAuth access tokens", () => {
     return `http://127.0.0.1:${port}/jwks.json`;
   }
 
-  function jwt(claims: { exp?: number; iat?: number }): Promise<string> {
+  function jwt(claims: { exp?: number; iat?: number; nbf?: number }): Promise<string> {
     const payload: JWTPayload = { scope: "mcp", ...claims };
     return new SignJWT(payload)
       .setProtectedHeader({ alg: "RS256", kid: "k1" })
@@ -358,6 +358,20 @@ describe("OAuth access tokens", () => {
     );
     const skewed = await jwt({ iat: now() + 5, exp: now() + 300 });
     expect((await send(server.url, { headers: { authorization: `Bearer ${skewed}` } })).status).toBe(200);
+  });
+
+  it("tolerates the same 30 s of clock difference on exp, nbf and iat, and no more", async () => {
+    const server = await start(["--sandbox", "--toolkits", "pager"], oauthEnv(await jwksServer(true)));
+    const status = async (claims: { exp?: number; iat?: number; nbf?: number }) => {
+      const token = await jwt({ iat: now() - 600, ...claims });
+      return (await send(server.url, { headers: { authorization: `Bearer ${token}` } })).status;
+    };
+    expect(await status({ exp: now() - 10 })).toBe(200);
+    expect(await status({ exp: now() - 60 })).toBe(401);
+    expect(await status({ exp: now() + 300, nbf: now() + 10 })).toBe(200);
+    expect(await status({ exp: now() + 300, nbf: now() + 60 })).toBe(401);
+    expect(await status({ exp: now() + 300, iat: now() + 10 })).toBe(200);
+    expect(await status({ exp: now() + 300, iat: now() + 60 })).toBe(401);
   });
 });
 
@@ -485,5 +499,29 @@ describe("static bearer tokens", () => {
     expect(short.stderr()).toContain("shorter than 32 characters");
     expect((await send(short.url)).status).toBe(401);
     expect((await send(short.url, { headers: { authorization: "Bearer tiny-token-1" } })).status).toBe(200);
+  });
+  it("refuses one token given under two names at start-up, on loopback too, without quoting it", async () => {
+    const shared = await runCli(["--transport", "http", "--port", "0", "--sandbox"], {
+      MCP_HTTP_BEARER_TOKENS: `alice:${TOKEN},bob:${TOKEN}`,
+    });
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toContain("gives one token 2 times (alice, bob)");
+    expect(shared.stderr).not.toContain(TOKEN);
+  });
+
+  it("with no authorization server, says a bearer token is required and serves no OAuth metadata", async () => {
+    const server = await start(["--sandbox", "--toolkits", "pager"], { MCP_HTTP_BEARER_TOKENS: TOKEN });
+    const missing = await send(server.url);
+    expect(missing.status).toBe(401);
+    expect(missing.headers["www-authenticate"]).not.toContain("resource_metadata");
+    expect(JSON.parse(missing.body).error_description).toContain("A bearer token is required");
+    const wrong = await send(server.url, { headers: { authorization: "Bearer wrong-token" } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers["www-authenticate"]).not.toContain("resource_metadata");
+    const metadata = await send(server.url, {
+      path: "/.well-known/oauth-protected-resource/mcp",
+      method: "GET",
+    });
+    expect(metadata.status).toBe(404);
   });
 });

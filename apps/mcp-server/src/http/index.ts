@@ -2,7 +2,7 @@ import type { Server as NodeServer } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
-import { authConfigFromEnv, type HttpAuthConfig, perUserProblem } from "../http-auth.js";
+import { authConfig, type HttpAuthConfig, perUserProblem } from "../http-auth.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
@@ -35,7 +35,7 @@ export interface ListeningHttp {
  * Binds first, so what depends on the address (the resource metadata, the pages' URL the tools hand
  * out, the origin the pages post back from) is built knowing it; serves, once given the registry,
  * until SIGTERM or SIGINT, then drains (see `Drain.close`), closes the team's store and exits with 0.
- * @throws Error for weak or incomplete authentication settings (see `authConfigFromEnv`), a
+ * @throws Error for weak or incomplete authentication settings (see `authConfig`), a
  *   non-loopback interface without authentication, or, with `team`, authentication that cannot tell
  *   people apart (see `perUserProblem`).
  */
@@ -45,7 +45,7 @@ export async function listenHttp(
   team?: Team,
 ): Promise<ListeningHttp> {
   const loopback = isLoopbackHost(options.host);
-  const auth = authConfigFromEnv(options.auth, { loopback, warn: (message) => logger.warn(message) });
+  const auth = authConfig(options.auth, { loopback, warn: (message) => logger.warn(message) });
   const problem = team ? perUserProblem(auth) : undefined;
   if (problem) throw new Error(problem);
   if (!loopback && !auth) {
@@ -66,13 +66,15 @@ export async function listenHttp(
     publicUrl,
     auth,
     serve(registry, pages, serving) {
+      // Only an authorization server gives clients something to discover.
+      const metadata = auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
       const mcp = mcpEndpoint({
         registry,
         dispatcher: createDispatcher(registry, SERVER_INFO),
         authenticate: authGuard(
           {
             config: auth,
-            resourceMetadataUrl: `${publicUrl}${METADATA_PATH}`,
+            resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
             perUser: serving !== undefined,
           },
           logger,
@@ -91,7 +93,7 @@ export async function listenHttp(
         ],
         mcp,
         health: () => ({ status: "ok", tools: registry.listing.length }),
-        metadata: auth && protectedResource(publicUrl, auth),
+        metadata,
         pages,
         connect: serving?.pages,
       });
@@ -114,11 +116,11 @@ export async function listenHttp(
   };
 }
 
-/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the token issuer. */
-function protectedResource(publicUrl: string, auth: HttpAuthConfig): string {
+/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the authorization server. */
+function protectedResource(publicUrl: string, issuer: string): string {
   return JSON.stringify({
     resource: `${publicUrl}${MCP_PATH}`,
-    authorization_servers: auth.oauth ? [auth.oauth.issuer] : [],
+    authorization_servers: [issuer],
     bearer_methods_supported: ["header"],
   });
 }

@@ -1,5 +1,5 @@
 import { createServer, type Server as NodeServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 
@@ -24,6 +24,8 @@ export interface ListenOptions {
   keepAliveTimeoutMs: number;
   /** Most connections open at once; one more is closed as soon as it is accepted. */
   maxConnections: number;
+  /** Most connections open at once from one remote address; one more is closed as soon as it is accepted. */
+  maxConnectionsPerAddress: number;
 }
 
 /** A listening server. */
@@ -44,6 +46,7 @@ export const isLoopbackHost = (host: string): boolean => [...LOOPBACK_HOSTS, "::
 export async function listen(options: ListenOptions, logger: Logger): Promise<Binding> {
   const server = createServer(connectionLimits(options));
   limitConnections(server, options.maxConnections, logger);
+  limitPerAddress(server, options.maxConnectionsPerAddress, logger);
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
   const { address, port } = server.address() as AddressInfo;
@@ -82,4 +85,33 @@ function limitConnections(server: NodeServer, max: number, logger: Logger): void
     if (!full) logger.warn("refusing connections: --max-connections reached", { max });
     full = true;
   });
+}
+
+/**
+ * Caps the connections open from one remote address, so that slow clients on one address (a
+ * request's headers trickling in until the header timeout) cannot take every connection the server
+ * has. One more is closed as soon as it is accepted; a warning is logged once per address each time
+ * it reaches the cap.
+ */
+function limitPerAddress(server: NodeServer, max: number, logger: Logger): void {
+  const open = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      if (count === max) logger.warn("refusing connections: --max-connections-per-address reached", { max });
+      open.set(address, count + 1);
+      socket.once("close", () => release(open, address));
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once("close", () => release(open, address));
+  });
+}
+
+function release(open: Map<string, number>, address: string): void {
+  const left = (open.get(address) ?? 1) - 1;
+  if (left > 0) open.set(address, left);
+  else open.delete(address);
 }

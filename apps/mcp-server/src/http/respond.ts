@@ -18,8 +18,14 @@ export function json(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(typeof body === "string" ? body : JSON.stringify(body));
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  // The length lets a client that is still sending read the whole answer before the connection ends.
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
 }
 
 /** Headers about the connection, not the answer: Node writes its own (`Connection: close` included). */

@@ -184,6 +184,13 @@ export const SERVING = {
     default: 512,
     help: "most HTTP connections open at once (keep it under the file-descriptor limit, ulimit -n)",
   }),
+  maxConnectionsPerAddress: inHttpLimits({
+    flag: "--max-connections-per-address <count>",
+    env: "MCP_MAX_CONNECTIONS_PER_ADDRESS",
+    parse: integer(1, 1_000_000),
+    default: 128,
+    help: "most HTTP connections open at once from one client address, so one client cannot take them all (behind a proxy every client shares its address: raise it to --max-connections there)",
+  }),
   upstream: {
     timeoutMs: inUpstream({
       flag: "--upstream-timeout-ms <ms>",

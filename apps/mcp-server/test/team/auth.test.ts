@@ -1,7 +1,7 @@
 import { silentLogger } from "@toolkits/core";
 import { describe, expect, it } from "vitest";
 import {
-  authConfigFromEnv,
+  authConfig,
   namedTokenPrincipal,
   perUserProblem,
   principalOf,
@@ -16,7 +16,7 @@ const offLoopback = { loopback: false, warn: () => {} };
 
 describe("who is calling, per person", () => {
   it("a named static token identifies its holder; an unnamed one identifies nobody", async () => {
-    const config = authConfigFromEnv({ bearerTokens: `alice:${ALICE}, ${BOB}` }, offLoopback);
+    const config = authConfig({ bearerTokens: `alice:${ALICE}, ${BOB}` }, offLoopback);
     const verifier = tokenVerifier(config ?? { staticTokens: [] }, silentLogger);
     expect(principalOf(await verifier.verifyAccessToken(ALICE))).toBe("token:alice");
     expect(principalOf(await verifier.verifyAccessToken(BOB))).toBeUndefined();
@@ -24,7 +24,7 @@ describe("who is calling, per person", () => {
   });
 
   it("the connect pages' token form finds the same person, and nobody for other tokens", () => {
-    const config = authConfigFromEnv({ bearerTokens: `alice:${ALICE},bob:${BOB}` }, offLoopback);
+    const config = authConfig({ bearerTokens: `alice:${ALICE},bob:${BOB}` }, offLoopback);
     const identify = namedTokenPrincipal(config);
     expect(identify(ALICE)).toBe("token:alice");
     expect(identify(BOB)).toBe("token:bob");
@@ -32,7 +32,7 @@ describe("who is calling, per person", () => {
   });
 
   it("a named token must still be long enough off loopback, the name not counting", () => {
-    expect(() => authConfigFromEnv({ bearerTokens: "alice:short" }, offLoopback)).toThrow(
+    expect(() => authConfig({ bearerTokens: "alice:short" }, offLoopback)).toThrow(
       "MCP_HTTP_BEARER_TOKENS has 1 token shorter than 32 characters. Make one with `openssl rand -hex 32`.",
     );
   });
@@ -41,11 +41,11 @@ describe("who is calling, per person", () => {
     expect(perUserProblem(undefined)).toMatch(
       /^Per-user credentials need to know who is calling: set MCP_OAUTH_ISSUER/,
     );
-    const unnamed = authConfigFromEnv({ bearerTokens: `alice:${ALICE},${BOB}` }, offLoopback);
+    const unnamed = authConfig({ bearerTokens: `alice:${ALICE},${BOB}` }, offLoopback);
     expect(perUserProblem(unnamed)).toContain("1 token has no name");
-    const named = authConfigFromEnv({ bearerTokens: `alice:${ALICE},bob:${BOB}` }, offLoopback);
+    const named = authConfig({ bearerTokens: `alice:${ALICE},bob:${BOB}` }, offLoopback);
     expect(perUserProblem(named)).toBeUndefined();
-    const oauth = authConfigFromEnv(
+    const oauth = authConfig(
       {
         oauthIssuer: "https://id.example",
         oauthAudience: "mcp",

@@ -22,8 +22,11 @@ export interface Authenticated {
 export interface AuthPolicy {
   /** The tokens accepted; undefined means no authentication (loopback only). */
   config: HttpAuthConfig | undefined;
-  /** Where a 401 points clients for the protected-resource metadata. */
-  resourceMetadataUrl: string;
+  /**
+   * Where a 401 points clients for the protected-resource metadata; undefined when there is no
+   * authorization server (static tokens only), so clients are not sent looking for one.
+   */
+  resourceMetadataUrl: string | undefined;
   /** Per-user serving: every caller must be a person. */
   perUser: boolean;
 }

@@ -4,17 +4,60 @@ import { rpcError } from "../respond.js";
 
 const INVALID_REQUEST = -32600;
 
+/** How long a refused request's body may still be read and dropped after the answer, in milliseconds. */
+const LINGER_MS = 5_000;
+/** How long a client may pause in sending it before the connection ends anyway, in milliseconds. */
+const LINGER_IDLE_MS = 500;
+/** How much of a refused request's body is read and dropped after the answer, at most, in bytes. */
+const LINGER_BYTES = 32 * 1024 * 1024;
+
 /**
  * Until the body has been read, an answer closes the connection: to reuse it, Node would first
- * read and discard the rest of the body, however large. Returns what keeps it open once read.
+ * read and discard the rest of the body, however large. And it closes lingering: the answer is
+ * written at once, but while the client goes on sending, the connection ends only once it has
+ * finished (within LINGER_MS and LINGER_BYTES), since closing a socket with unread data resets it
+ * and the client would see the reset rather than the answer. A client that sends nothing more for
+ * LINGER_IDLE_MS is closed on at once. Returns what keeps the connection open once the body is read.
  */
 export function closeUntilRead(req: IncomingMessage, res: ServerResponse): () => void {
-  const keepAlive = res.shouldKeepAlive;
   const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0;
-  if (hasBody) res.shouldKeepAlive = false;
+  if (!hasBody) return () => {};
+  const keepAlive = res.shouldKeepAlive;
+  res.shouldKeepAlive = false;
+  let read = false;
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  res.end = ((chunk?: unknown) => {
+    if (read || req.complete) return end(chunk);
+    if (chunk !== undefined && typeof chunk !== "function") res.write(chunk as string | Buffer);
+    linger(req, () => end());
+    return res;
+  }) as ServerResponse["end"];
   return () => {
+    read = true;
     res.shouldKeepAlive = keepAlive;
   };
+}
+
+/** Reads and drops the rest of `req`'s body, then calls `done`: at its end, or at the linger bounds. */
+function linger(req: IncomingMessage, done: () => void): void {
+  let dropped = 0;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(deadline);
+    clearTimeout(idle);
+    req.off("data", count);
+    done();
+  };
+  const count = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) return finish();
+    idle.refresh();
+  };
+  const deadline = setTimeout(finish, LINGER_MS);
+  const idle = setTimeout(finish, LINGER_IDLE_MS);
+  req.on("data", count).once("end", finish).once("error", finish).resume();
 }
 
 /**

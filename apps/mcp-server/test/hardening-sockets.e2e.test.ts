@@ -1,0 +1,101 @@
+import { request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startHttpServer } from "./spawn.js";
+
+// What a client sees when others hold connections open, or when it sends a body too large, with
+// real sockets against the built binary.
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startHttpServer(["--sandbox", "--toolkits", "pager"]);
+});
+afterAll(() => server?.stop());
+
+/** A GET from `localAddress`; resolves with its status and how long it took, in milliseconds. */
+function timedGet(path: string, localAddress: string): Promise<{ status: number; ms: number }> {
+  const target = new URL(server.url);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path, localAddress, agent: false, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.once("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+      },
+    );
+    req.once("timeout", () => req.destroy(new Error(`no answer to GET ${path} within 5 s`)));
+    req.once("error", reject).end();
+  });
+}
+
+/** A connection from 127.0.0.1 that sends the start of a request's headers, then nothing. */
+function slowHeaders(): Promise<Socket> {
+  const target = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: target.hostname, port: Number(target.port) }, () => {
+      socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+      resolve(socket);
+    });
+    socket.on("error", () => {});
+  });
+}
+
+describe("one address holding many slow connections", () => {
+  it("leaves /healthz answering another address within 1 s while 600 connections trickle their headers", async () => {
+    const held = await Promise.all(Array.from({ length: 600 }, slowHeaders));
+    try {
+      const answer = await timedGet("/healthz", "127.0.0.2");
+      expect(answer.status).toBe(200);
+      expect(answer.ms).toBeLessThan(1_000);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+});
+
+/**
+ * POSTs `bytes` of body to /mcp in 64 KiB writes, declaring its length or not, and goes on
+ * writing whatever the server answers; resolves with the status read, or the error seen.
+ */
+function upload(bytes: number, declared: boolean): Promise<{ status?: number; error?: string }> {
+  const target = new URL(server.url);
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  return new Promise((resolve) => {
+    const req = request({
+      host: target.hostname,
+      port: target.port,
+      path: "/mcp",
+      method: "POST",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(declared ? { "content-length": String(bytes) } : {}),
+      },
+    });
+    req.once("response", (res) => {
+      res.resume();
+      res.once("end", () => resolve({ status: res.statusCode }));
+    });
+    req.once("error", (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
+    let sent = 0;
+    const write = () => {
+      while (sent < bytes) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+describe("a body over --max-body-bytes", () => {
+  it.each([
+    ["declared by Content-Length", true],
+    ["sent chunked", false],
+  ])("%s: a client still sending 8 MiB reads the 413", async (_, declared) => {
+    expect(await upload(8 * 1024 * 1024, declared)).toEqual({ status: 413 });
+  });
+});
