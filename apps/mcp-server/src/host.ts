@@ -11,8 +11,9 @@ import {
   tokensFromEnv,
   type UpstreamLimits,
 } from "@toolkits/core";
-import { PROVIDERS } from "./signin/providers.js";
-import { storedTokens } from "./signin/tokens.js";
+import { storedTokens } from "./credentials/local.js";
+import { isOAuthProvider } from "./credentials/providers.js";
+import { tokenFilePath } from "./credentials/token-file.js";
 
 /** What every host of this server shares. */
 export interface HostOptions {
@@ -34,7 +35,7 @@ const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
  */
 export function environmentHost(options: HostOptions, env = process.env): Host {
   const fromEnv = tokensFromEnv(env);
-  const fromStore = storedTokens(env, options.logger);
+  const fromStore = storedTokens(tokenFilePath(env), options.logger);
   return envHost(env, {
     logger: options.logger,
     maxResultBytes: options.maxResultBytes,
@@ -48,7 +49,7 @@ export function environmentHost(options: HostOptions, env = process.env): Host {
 
 /** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
 function signinAdvice(missing: MissingCredential): string {
-  const canSignIn = missing.kind === "token" && Object.hasOwn(PROVIDERS, missing.provider);
+  const canSignIn = missing.kind === "token" && isOAuthProvider(missing.provider);
   return canSignIn
     ? `${envAdvice(missing)} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
     : envAdvice(missing);

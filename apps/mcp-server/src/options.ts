@@ -7,8 +7,9 @@ import {
 } from "@toolkits/core";
 import { CATALOG_MODES, type CatalogMode } from "@toolkits/core/mcp";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { PROVIDERS, README_SECTION } from "./signin/providers.js";
-import { tokenFilePath } from "./signin/store.js";
+import { OAUTH_PROVIDER_IDS, type OAuthClients, README_SECTION } from "./credentials/providers.js";
+import { tokenFilePath } from "./credentials/token-file.js";
+import type { SignInSettings } from "./signin/index.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "./team/limits.js";
 import { DEFAULT_STORE_HINT } from "./team/store/location.js";
@@ -79,6 +80,10 @@ export interface ServerOptions {
   rateLimits: string;
   /** Longest a call over budget waits before answering rate_limited, in milliseconds. */
   rateLimitWaitMs: number;
+  /** The OAuth clients at the upstream providers (`<PREFIX>_OAUTH_*`, `PAGER_REGION`). */
+  oauthClients: OAuthClients;
+  /** The connect pages' client at `MCP_OAUTH_ISSUER` (`MCP_CONNECT_CLIENT_ID`, `_SECRET`). */
+  connectClient: { id?: string; secret?: string };
 }
 
 /** What the commands do; `cli.ts` supplies them, loading each one's code only when it runs. */
@@ -88,13 +93,14 @@ export interface Commands {
   login(
     provider: string,
     options: { browser: boolean; port: number; timeoutSeconds?: number },
+    settings: SignInSettings,
   ): Promise<number>;
-  logout(provider: string): Promise<number>;
-  authStatus(): Promise<number>;
+  logout(provider: string, settings: SignInSettings): Promise<number>;
+  authStatus(settings: SignInSettings): Promise<number>;
 }
 
 /** The OAuth providers `login` and `logout` know. */
-const SIGNIN_PROVIDERS = Object.keys(PROVIDERS);
+const SIGNIN_PROVIDERS: string[] = [...OAUTH_PROVIDER_IDS];
 
 const ENVIRONMENT = `
 Environment:
@@ -394,8 +400,32 @@ function serverOptions(command: Command): ServerOptions {
     storeUrl: values.store,
     rateLimits: values.rateLimits,
     rateLimitWaitMs: values.rateLimitWaitMs,
+    oauthClients: oauthClients(),
+    connectClient: {
+      id: process.env.MCP_CONNECT_CLIENT_ID || undefined,
+      secret: process.env.MCP_CONNECT_CLIENT_SECRET || undefined,
+    },
   };
 }
+
+/** The OAuth clients from `<PREFIX>_OAUTH_CLIENT_ID`, `_CLIENT_SECRET`, `_ISSUER` and `PAGER_REGION`. */
+function oauthClients(): OAuthClients {
+  const client = (prefix: string) => ({
+    clientId: process.env[`${prefix}_OAUTH_CLIENT_ID`] || undefined,
+    clientSecret: process.env[`${prefix}_OAUTH_CLIENT_SECRET`] || undefined,
+    issuer: process.env[`${prefix}_OAUTH_ISSUER`] || undefined,
+  });
+  return {
+    pager: { ...client("PAGER"), region: process.env.PAGER_REGION || undefined },
+    google: client("GOOGLE"),
+  };
+}
+
+const signInSettings = (): SignInSettings => ({
+  tokenFile: tokenFilePath(process.env),
+  oauthClients: oauthClients(),
+  toolkitEnv: { ...process.env },
+});
 
 /** Checks a budget list at parse time, so a typo stops the start with exit code 2. */
 function rateLimits(value: string): string {
@@ -427,22 +457,26 @@ function signinCommands(root: Command, commands: Commands): void {
     )
     .action(async (id: string, values) =>
       exit(
-        await commands.login(id, {
-          browser: values.browser && process.env.BROWSER !== "none",
-          port: values.port,
-          timeoutSeconds: values.timeout,
-        }),
+        await commands.login(
+          id,
+          {
+            browser: values.browser && process.env.BROWSER !== "none",
+            port: values.port,
+            timeoutSeconds: values.timeout,
+          },
+          signInSettings(),
+        ),
       ),
     );
   root
     .command("logout")
     .description("forget a sign-in and revoke it at the provider")
     .argument("<provider>", SIGNIN_PROVIDERS.join(" or "), provider)
-    .action(async (id: string) => exit(await commands.logout(id)));
+    .action(async (id: string) => exit(await commands.logout(id, signInSettings())));
   root
     .command("auth")
     .description("sign-in state: auth status")
     .command("status")
     .description("connected providers, scopes, expiry and whether a refresh token is held; never a token")
-    .action(async () => exit(await commands.authStatus()));
+    .action(async () => exit(await commands.authStatus(signInSettings())));
 }

@@ -1,11 +1,12 @@
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
+import { type OAuthClients, PROVIDERS } from "../credentials/providers.js";
+import { available } from "../credentials/store.js";
 import type { HttpAuthConfig } from "../http-auth.js";
 import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
-import { PROVIDERS } from "../signin/providers.js";
 import { createConnectPages } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
-import { available, teamCredentials } from "./credentials.js";
+import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
 import { parseRateLimits, personLimits } from "./limits.js";
 import { hashKey, openStore, type TeamStore } from "./store/index.js";
@@ -15,6 +16,10 @@ export interface TeamOptions {
   storeUrl?: string;
   rateLimits: string;
   rateLimitWaitMs: number;
+  /** This deployment's OAuth clients at the upstream providers. */
+  oauthClients: OAuthClients;
+  /** The connect pages' client at the team's OpenID Connect issuer. */
+  connectClient: { id?: string; secret?: string };
 }
 
 /** The per-user parts of a running server, once its store is open. */
@@ -67,12 +72,12 @@ export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, log
   return {
     state: store.state("kit"),
     serve(base, publicUrl, auth, tools) {
-      const connections = storedConnections(store, publicUrl);
+      const connections = storedConnections(store, publicUrl, options.oauthClients);
       const host = perUserHost(
         // The audit trail is written whatever the log level.
         { ...base, audit: auditLog(stderrLogger("info")) },
         {
-          credentials: teamCredentials(store, connections, env),
+          credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
         },
       );
@@ -80,11 +85,14 @@ export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, log
         connections,
         store,
         publicUrl,
-        env,
+        issuer: auth?.oauth?.issuer,
+        connectClient: options.connectClient,
+        oauthClients: options.oauthClients,
+        settings: base.settings,
         logger,
         fetch: base.fetch ?? fetch,
         identifyToken: namedTokenPrincipal(auth),
-        scopes: (provider) => PROVIDERS[provider]?.scopes(tools) ?? [],
+        scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
       return { host, pages, ...clientMemory(store) };
     },
