@@ -131,14 +131,11 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
   }
 
   async #read(): Promise<Record<string, FileRecord>> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException;
-      if (code === "ENOENT") return {};
-      throw unreadable(`Cannot read the token store ${this.path}: ${code ?? message}.`, error);
-    }
+    const text = await readFile(this.path, "utf8").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw unreadable(`Cannot read the token store ${this.path}: ${error.code ?? error.message}.`, error);
+    });
+    if (text === undefined) return {};
     const parsed = fileText.safeParse(text);
     if (parsed.success) return parsed.data.providers;
     const issue = parsed.error.issues[0];

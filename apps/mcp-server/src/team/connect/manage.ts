@@ -1,7 +1,7 @@
 import { PROVIDERS, type ProviderId } from "../../credentials/providers.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page, readForm } from "./respond.js";
-import { csrfMatches, type SignedInSession } from "./session.js";
+import { page } from "./respond.js";
+import { type SignedInSession, sessionForm } from "./session.js";
 import { connectionsPage, howToDisconnect, messagePage } from "./templates.js";
 import { type Revocation, revokeConnection } from "./upstream.js";
 
@@ -22,8 +22,7 @@ export async function disconnect(
   provider: ProviderId,
   session: SignedInSession,
 ): Promise<Response> {
-  const form = await readForm(request);
-  if (!form || !csrfMatches(session, form)) {
+  if (!(await sessionForm(session, request))) {
     return page(400, messagePage("This form has expired", "Nothing was disconnected.", howToDisconnect));
   }
   const { principal } = session.record;

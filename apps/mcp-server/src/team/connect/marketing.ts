@@ -2,8 +2,8 @@ import { redact, Secret } from "@toolkits/core";
 import { API_KEY_SECRET, REGIONS, type Region } from "@toolkits/marketing";
 import type { KeyGrant } from "../../credentials/grant.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page, readForm } from "./respond.js";
-import { csrfMatches, type SignedInSession } from "./session.js";
+import { page } from "./respond.js";
+import { type SignedInSession, sessionForm } from "./session.js";
 import { connectedPage, marketingFormPage, messagePage } from "./templates.js";
 
 /** The key check gives up after this long, in milliseconds. */
@@ -50,8 +50,8 @@ export async function submitMarketing(
   request: Request,
   session: SignedInSession,
 ): Promise<Response> {
-  const form = await readForm(request);
-  if (!form || !csrfMatches(session, form)) {
+  const form = await sessionForm(session, request);
+  if (!form) {
     return page(
       400,
       messagePage(
