@@ -93,7 +93,13 @@ async function measure() {
     // (each request is still counted in Redis).
     const env = { MCP_STORE_KEY: randomBytes(32).toString("base64") };
     team = await code.openTeam(
-      { storeUrl: redis.url, rateLimits: "pager=10000000/60s", rateLimitWaitMs: 3_000 },
+      {
+        storeUrl: redis.url,
+        rateLimits: "pager=10000000/60s",
+        rateLimitWaitMs: 3_000,
+        oauthClients: { pager: {}, google: {} },
+        connectClient: {},
+      },
       env,
       logger,
     );
@@ -103,23 +109,25 @@ async function measure() {
 
     // The person's PagerDuty connection, saved (sealed) the way the connect pages save it.
     seedStore = await code.openStore({ url: redis.url, key: env.MCP_STORE_KEY }, logger);
-    const connections = code.storedConnections(seedStore, publicUrl);
+    const connections = code.storedConnections(seedStore, publicUrl, { pager: {}, google: {} });
     const connect = (accessToken) =>
-      connections.save(PRINCIPAL, {
-        provider: "pager",
-        connectedAt: Date.now(),
-        account: "bench-person@example.com",
-        accessToken,
-        refreshToken: "bench-refresh-token",
-        expiresAt: Date.now() + 24 * 3_600_000,
-        scopes: ["read"],
-        tokenType: "Bearer",
-        server: {
-          issuer: "https://identity.pagerduty.com",
-          token_endpoint: "https://identity.pagerduty.com/oauth/token",
-        },
-        clientId: "bench-oauth-client",
-      });
+      connections.of(PRINCIPAL).save(
+        code.grantOf({
+          provider: "pager",
+          connectedAt: Date.now(),
+          account: "bench-person@example.com",
+          accessToken,
+          refreshToken: "bench-refresh-token",
+          expiresAt: Date.now() + 24 * 3_600_000,
+          scopes: ["read"],
+          tokenType: "Bearer",
+          server: {
+            issuer: "https://identity.pagerduty.com",
+            token_endpoint: "https://identity.pagerduty.com/oauth/token",
+          },
+          clientId: "bench-oauth-client",
+        }),
+      );
     await connect(box.tokens.pager);
     await serving.rememberClient(PRINCIPAL, CLIENT_ID, false);
 
@@ -245,6 +253,7 @@ async function bundleTeam(dir) {
         'export { openTeam } from "./src/team/index.ts";',
         'export { openStore } from "./src/team/store/index.ts";',
         'export { storedConnections } from "./src/team/connections.ts";',
+        'export { grantOf } from "./src/credentials/grant.ts";',
         'export { environmentHost } from "./src/host.ts";',
         'export { sandboxFetch } from "@toolkits/core";',
         'export { createToolRegistry } from "@toolkits/core/mcp";',

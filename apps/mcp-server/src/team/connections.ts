@@ -14,7 +14,7 @@ export interface LinkOwner {
 }
 
 /** How long a connect link works, in milliseconds (10 minutes). */
-export const CONNECT_LINK_TTL_MS = 10 * 60_000;
+const CONNECT_LINK_TTL_MS = 10 * 60_000;
 
 export { CONNECT_PATH } from "./paths.js";
 
