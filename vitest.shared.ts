@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // The leak scan: any secret value in a tool result, log line or process output fails the test.
-const leakScan = fileURLToPath(new URL("./packages/core/test/support/leak-scan.setup.ts", import.meta.url));
+// Resolved from the root's devDependencies: core's suite runs it too, and core cannot depend on the
+// test kit, which depends on core.
+const leakScan = createRequire(import.meta.url).resolve("@toolkits/testkit/leak-scan.setup");
 // A package's own additions to it (credentials it watches in every file), run from the package's folder.
 const ownLeakSetup = resolve("test/leaks.setup.ts");
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { type Host, type Logger, memoryState } from "@toolkits/core";
-import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
+import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
@@ -8,7 +8,7 @@ import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
-import { serveStdio } from "./stdio.js";
+import { serveStdio } from "./stdio/index.js";
 import { selectTools } from "./toolkits.js";
 
 /** Help and version are answers; any other command-line error exits with 2. */
@@ -55,35 +55,32 @@ async function serve(options: ServerOptions): Promise<void> {
       pagesUrl,
       state,
     };
-    const sandbox = options.sandbox ? deferredSandboxHost(toolkits, hostOptions) : undefined;
-    const host = sandbox?.host ?? environmentHost(hostOptions);
-    if (!sandbox && !team) await warnMissingCredentials(toolkits, host);
-    return { host, ready: sandbox?.ready };
+    if (options.sandbox) return deferredSandboxHost(toolkits, hostOptions);
+    const host = environmentHost(hostOptions);
+    if (!team) await warnMissingCredentials(toolkits, host);
+    return host;
   };
-  const registryFor = (host: Host, ready?: () => Promise<void>) => {
-    // Built once: every request, over either transport, reads this registry.
-    const registry = createToolRegistry(tools, host, {
+  // Built once: every request, over either transport, reads this registry.
+  const registryFor = (host: Host) =>
+    createToolRegistry(tools, host, {
       names: options.toolNames,
       catalog: options.catalog,
       prebuilt: prebuiltListing(),
       mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
     });
-    return ready ? callingAfter(ready, registry) : registry;
-  };
   if (options.transport === "stdio") {
     const pagesUrl = pages && (await servePagesOnLoopback(pages));
-    const { host, ready } = await hostFor(pagesUrl);
-    return serveStdio(registryFor(host, ready), logger, {
+    return serveStdio(registryFor(await hostFor(pagesUrl)), logger, {
       maxMessageBytes: options.maxMessageBytes,
       shutdownGraceMs: options.shutdownGraceMs,
     });
   }
   // Loaded only for HTTP: the auth stack stays out of a stdio start-up.
-  const { listenHttp } = await import("./http.js");
+  const { listenHttp } = await import("./http/index.js");
   const listening = await listenHttp(options, logger, team);
-  const { host, ready } = await hostFor(listening.publicUrl);
+  const host = await hostFor(listening.publicUrl);
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
-  listening.serve(registryFor(serving?.host ?? host, ready), pages, serving);
+  listening.serve(registryFor(serving?.host ?? host), pages, serving);
 }
 
 /**
@@ -101,17 +98,6 @@ async function openTeam(options: ServerOptions, logger: Logger) {
     );
   const { openTeam: open } = await import("./team/index.js");
   return open(options, process.env, logger);
-}
-
-/** The registry with every call waiting for `ready` first. */
-function callingAfter(ready: () => Promise<void>, registry: ToolRegistry): ToolRegistry {
-  return {
-    ...registry,
-    call: async (name, args, extra) => {
-      await ready();
-      return registry.call(name, args, extra);
-    },
-  };
 }
 
 main().catch((error: unknown) => {

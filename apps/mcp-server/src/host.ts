@@ -55,18 +55,12 @@ function signinAdvice(missing: MissingCredential): string {
     : envAdvice(missing);
 }
 
-/** A host whose setup waits for its first use: `ready()` sets it up, once, before a tool runs. */
-export interface DeferredHost {
-  host: Host;
-  ready(): Promise<void>;
-}
-
 /**
- * The sandbox, set up on the first tool call rather than at start: msw and the fakes' seeded
- * accounts take longer to load than the rest of the server, and a client lists the tools before it
- * calls one. Until `ready()` has settled the host must not be used (its settings are synchronous).
+ * The sandbox, set up on the first tool call rather than at start (`Host.ready`): msw and the fakes'
+ * seeded accounts take longer to load than the rest of the server, and a client lists the tools
+ * before it calls one.
  */
-export function deferredSandboxHost(toolkits: Toolkit[], options: HostOptions): DeferredHost {
+export function deferredSandboxHost(toolkits: Toolkit[], options: HostOptions): Host {
   let fakes: Host | undefined;
   let setup: Promise<void> | undefined;
   const built = (): Host => {
@@ -80,17 +74,15 @@ export function deferredSandboxHost(toolkits: Toolkit[], options: HostOptions): 
       });
       return setup;
     },
-    host: {
-      secrets: (name) => built().secrets(name),
-      tokens: (provider, scopes) => built().tokens(provider, scopes),
-      settings: (name) => built().settings(name),
-      howToSupply: (missing) => built().howToSupply(missing),
-      fetch: (input, init) => (built().fetch ?? fetch)(input, init),
-      logger: options.logger,
-      maxResultBytes: options.maxResultBytes,
-      upstream: options.upstream,
-      state: options.state,
-    },
+    secrets: (name) => built().secrets(name),
+    tokens: (provider, scopes) => built().tokens(provider, scopes),
+    settings: (name) => built().settings(name),
+    howToSupply: (missing) => built().howToSupply(missing),
+    fetch: (input, init) => (built().fetch ?? fetch)(input, init),
+    logger: options.logger,
+    maxResultBytes: options.maxResultBytes,
+    upstream: options.upstream,
+    state: options.state,
   };
 }
 

@@ -10,7 +10,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { OAUTH_PROVIDER_IDS, type OAuthClients, README_SECTION } from "./credentials/providers.js";
 import { tokenFilePath } from "./credentials/token-file.js";
 import type { SignInSettings } from "./signin/index.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./stdio/index.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "./team/limits.js";
 import { DEFAULT_STORE_HINT } from "./team/store/location.js";
 import { TOOLKIT_IDS } from "./toolkits.js";

@@ -25,6 +25,7 @@ import {
 import { pagerToolkit } from "@toolkits/pager";
 import { sandbox as pagerSandbox } from "@toolkits/pager/sandbox";
 import { sheetsToolkit } from "@toolkits/sheets";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -198,12 +199,6 @@ function sheetsTarget(): FaultTarget {
     ],
   };
 }
-
-// Valid arguments for every marketing tool (seeded ids, example bodies): that package's own test
-// fixture, loaded by URL at run time because the app's typecheck covers its own tree only.
-const { sampleArgs } = (await import(
-  new URL("../../../packages/marketing/test/support/samples.ts", import.meta.url).href
-)) as { sampleArgs: (spec: EndpointSpec) => Record<string, unknown> };
 
 function marketingTarget(): FaultTarget {
   const call = (spec: EndpointSpec) => ({ name: spec.name, args: sampleArgs(spec) });

@@ -52,6 +52,11 @@ export interface Host {
   forPrincipal?(principal: string): Host;
   /** Receives one record per finished tool call (an audit log, say). Must not throw. */
   audit?(record: CallRecord): void;
+  /**
+   * Sets up what the host builds on first use (a sandbox's fakes, say); `invokeTool` awaits it
+   * before any tool runs, and the host must not be used before it settles.
+   */
+  ready?(): Promise<void>;
 }
 
 /** What `Host.audit` hears of one tool call: never argument values, results or credentials. */

@@ -89,6 +89,7 @@ async function run(
   scope: CallScope,
 ): Promise<ToolOutcome> {
   try {
+    await host.ready?.();
     const input = parseArguments(tool, args);
     const context = createContext(host, tool.auth, scope);
     // Checked before the handler runs, so a missing credential never costs an upstream call.

@@ -1,10 +1,10 @@
-/** The generator's inputs, as JSON: the vendored files in test/vendor/ and scripts/overrides.json. */
+/** The generator's inputs, as JSON: the vendored files in data/ and scripts/overrides.json. */
 export interface GeneratorInputs {
-  /** test/vendor/marketing-endpoints.json: one entry per tool. */
+  /** data/marketing-endpoints.json: one entry per tool. */
   map: readonly Record<string, unknown>[];
-  /** test/vendor/customerio-app-openapi.trimmed.json. */
+  /** data/customerio-app-openapi.trimmed.json. */
   openapi: Record<string, unknown>;
-  /** test/vendor/catalog.marketing.json: the spec's parameters per tool. */
+  /** data/catalog.marketing.json: the spec's parameters per tool. */
   catalog: Record<string, unknown>;
   /** scripts/overrides.json: descriptions, value sets, toolsets, hint groups and limits. */
   overrides: Record<string, unknown>;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Refreshes the vendored generator inputs in test/vendor/ from upstream copies, trimmed to what the
-// generator and the tests read (the rule is spelt out in test/vendor/README.md). Run it only when the
+// Refreshes the vendored generator inputs in data/ from upstream copies, trimmed to what the
+// generator and the tests read (the rule is spelt out in data/README.md). Run it only when the
 // upstream changes, then `pnpm --filter @toolkits/marketing generate` and review both diffs:
 //   node scripts/vendor.mjs <customerio-app-openapi.json> <marketing-endpoints.json> <catalog.json>
 import { readFileSync, writeFileSync } from "node:fs";
@@ -10,7 +10,7 @@ if (!catalogPath) {
   console.error("usage: node scripts/vendor.mjs <openapi.json> <endpoints.json> <catalog.json>");
   process.exit(2);
 }
-const vendor = new URL("../test/vendor/", import.meta.url);
+const vendor = new URL("../data/", import.meta.url);
 const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
 const writeJson = (name, value) =>
   writeFileSync(new URL(name, vendor), `${JSON.stringify(value, null, 2)}\n`);
@@ -85,7 +85,7 @@ for (const { path, method } of map) {
 const usedTags = new Set(map.map((entry) => entry.tag));
 writeJson("customerio-app-openapi.trimmed.json", {
   "x-source":
-    "Trimmed by packages/marketing/scripts/vendor.mjs from customerio-app-openapi.json; see test/vendor/README.md.",
+    "Trimmed by packages/marketing/scripts/vendor.mjs from customerio-app-openapi.json; see data/README.md.",
   openapi: openapi.openapi,
   info: { title: openapi.info.title, version: openapi.info.version },
   servers: openapi.servers.map(({ url }) => ({ url })),
@@ -103,4 +103,4 @@ writeJson(
   "catalog.marketing.json",
   Object.fromEntries(Object.entries(catalog).filter(([tool]) => tool.startsWith(TOOL_PREFIX))),
 );
-console.error(`vendored ${map.length} operations into test/vendor/`);
+console.error(`vendored ${map.length} operations into data/`);

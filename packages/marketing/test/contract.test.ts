@@ -1,8 +1,8 @@
 import { okData, useToolkitSandbox } from "@toolkits/core/testing";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, marketingToolkit } from "../src/index.js";
 import { MARKETING, marketingContract } from "./support/kit.js";
-import { sampleArgs } from "./support/samples.js";
 
 const box = useToolkitSandbox(marketingToolkit, MARKETING);
 

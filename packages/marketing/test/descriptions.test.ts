@@ -1,9 +1,9 @@
 import { descriptionProblems } from "@toolkits/core/testing";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingTool, marketingTools } from "../src/index.js";
 import { resultFields, toResult } from "../src/result.js";
 import { EXAMPLES } from "../src/sandbox/index.js";
-import { sampleArgs } from "./support/samples.js";
 
 describe("tool descriptions", () => {
   it("say what each of the 115 results holds", () => {

@@ -10,7 +10,7 @@ const PACKAGE = new URL("../", import.meta.url);
 const generated = generate(readInputs());
 
 describe("generated modules", () => {
-  it.each(Object.keys(generated))("%s is what the generator makes of test/vendor/", (path) => {
+  it.each(Object.keys(generated))("%s is what the generator makes of data/", (path) => {
     const onDisk = readFileSync(new URL(path, PACKAGE), "utf8");
     // On failure: run `pnpm --filter @toolkits/marketing generate` and commit the result.
     expect(onDisk === generated[path], `${path} is stale`).toBe(true);

@@ -1,11 +1,11 @@
 import { okData, useToolkitSandbox } from "@toolkits/core/testing";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { Ajv } from "ajv";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingToolkit, REGIONS } from "../src/index.js";
 import { EXAMPLES } from "../src/sandbox/index.js";
 import { MARKETING } from "./support/kit.js";
-import { sampleArgs } from "./support/samples.js";
 
 const box = useToolkitSandbox(marketingToolkit, MARKETING);
 const modeTools = ENDPOINTS.filter((spec) => spec.mode);

@@ -1,18 +1,12 @@
 import * as core from "@toolkits/core";
 import * as aiSdk from "@toolkits/core/ai-sdk";
 import * as openai from "@toolkits/core/openai";
+import { readmeSuite } from "@toolkits/testkit/readme-snippets";
 import { describe, expect, it, vi } from "vitest";
 import * as marketing from "../src/index.js";
 
 // The README's library snippets, as a reader copies them: every ```ts block after a
 // `<!-- readme-test -->` line is type-checked against the sources and run on the sandbox.
-
-// The shared machinery (finding, type-checking and running the snippets), typed and documented in
-// packages/core/test/support/readme-snippets.ts (core's typecheck covers it), loaded by URL at run time
-// because this package's typecheck covers its own tree only.
-const { readmeSuite } = await import(
-  new URL("../../core/test/support/readme-snippets.ts", import.meta.url).href
-);
 
 /** What the snippets import, by the names a reader imports them by. */
 const MODULES: Record<string, unknown> = {

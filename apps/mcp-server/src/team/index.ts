@@ -1,9 +1,10 @@
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
 import { type OAuthClients, PROVIDERS } from "../credentials/providers.js";
-import { available } from "../credentials/store.js";
+import type { ClientMemory } from "../http/endpoint.js";
 import type { HttpAuthConfig } from "../http-auth.js";
 import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
+import type { Caller } from "../scope.js";
 import { createConnectPages } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
@@ -44,10 +45,11 @@ export interface TeamServing {
   host: Host;
   /** The `/connect` pages, fetch-style; undefined for other paths. */
   pages(request: Request): Promise<Response | undefined>;
-  /** Remembers whether a person's 2025 client declared URL elicitation at initialize. */
-  rememberClient(principal: string, clientId: string, urlElicitation: boolean): Promise<void>;
-  /** Whether it did; false when unknown (the call then answers with the link as text). */
-  recallClient(principal: string, clientId: string): Promise<boolean>;
+  /**
+   * Whether each person's 2025 client declared URL elicitation at initialize, kept between its
+   * stateless requests; unknown reads as undeclared (the call then answers with the link as text).
+   */
+  clients: ClientMemory;
 }
 
 /** How long a 2025 client's declared capabilities are remembered, in milliseconds (30 days). */
@@ -94,20 +96,29 @@ export async function openTeam(options: TeamOptions, env: NodeJS.ProcessEnv, log
         identifyToken: namedTokenPrincipal(auth),
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
-      return { host, pages, ...clientMemory(store) };
+      return { host, pages, clients: clientMemory(store, logger) };
     },
     close: () => store.close(),
   };
 }
 
-function clientMemory(store: TeamStore) {
-  const keyOf = (principal: string, clientId: string) => `tk:client:${hashKey(`${principal}\n${clientId}`)}`;
+/** Remembers only what matters of a 2025 client's capabilities: URL elicitation, for 30 days. */
+function clientMemory(store: TeamStore, logger: Logger): ClientMemory {
+  const keyOf = (caller: Caller) => `tk:client:${hashKey(`${caller.principal}\n${caller.clientId}`)}`;
   return {
-    rememberClient: (principal: string, clientId: string, urlElicitation: boolean) =>
-      available(() => store.set(keyOf(principal, clientId), { urlElicitation }, CLIENT_MEMORY_MS)),
-    recallClient: async (principal: string, clientId: string) => {
-      const known = await available(() => store.get<{ urlElicitation: boolean }>(keyOf(principal, clientId)));
-      return known?.urlElicitation === true;
+    remember: (caller, capabilities) =>
+      store
+        .set(
+          keyOf(caller),
+          { urlElicitation: capabilities?.elicitation?.url !== undefined },
+          CLIENT_MEMORY_MS,
+        )
+        .catch((error: unknown) => {
+          logger.warn("could not remember the client's capabilities", { error: (error as Error).message });
+        }),
+    recall: async (caller) => {
+      const known = await store.get<{ urlElicitation: boolean }>(keyOf(caller)).catch(() => undefined);
+      return known?.urlElicitation ? { elicitation: { url: {} } } : undefined;
     },
   };
 }

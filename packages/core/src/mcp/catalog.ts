@@ -4,7 +4,7 @@ import type { Host } from "../context.js";
 import { invokeTool, parseArguments } from "../invoke.js";
 import { toolNames } from "../names.js";
 import { type AnyToolDefinition, defineTool, type ToolHints } from "../tool.js";
-import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+import { callScope, errorResult, type McpCallScope, toCallToolResult, toMcpTool } from "./convert.js";
 import { createToolSearch } from "./search.js";
 
 /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
@@ -16,7 +16,7 @@ export const CATALOG_MODES: readonly CatalogMode[] = ["full", "search"];
 type Call = (
   name: string,
   args: unknown,
-  extra: McpCallExtra,
+  scope: McpCallScope,
 ) => Promise<CallToolResult | InputRequiredResult>;
 
 /** The two tools of the search catalogue, over the served `entries` of `tools`. */
@@ -27,7 +27,7 @@ export interface SearchCatalog {
   call(
     name: string,
     args: unknown,
-    extra: McpCallExtra,
+    scope: McpCallScope,
     host: Host,
   ): Promise<CallToolResult | InputRequiredResult>;
 }
@@ -79,9 +79,9 @@ export function searchCatalog(
   return {
     listing,
     handles: (name) => name === searchTools.name || name === callTool.name,
-    async call(name, args, extra, host) {
+    async call(name, args, scope, host) {
       if (name === searchTools.name) {
-        return toCallToolResult(await invokeTool(searchTools, args, host, callScope(extra)), own);
+        return toCallToolResult(await invokeTool(searchTools, args, host, callScope(scope)), own);
       }
       let target: { name: string; arguments: Record<string, unknown> };
       try {
@@ -89,7 +89,7 @@ export function searchCatalog(
       } catch (error) {
         return errorResult((error as { toText(): string }).toText());
       }
-      return call(target.name, target.arguments, extra);
+      return call(target.name, target.arguments, scope);
     },
   };
 }

@@ -1,32 +1,53 @@
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { CallToolResult, ClientCapabilities, Tool } from "@modelcontextprotocol/server";
 import type { CallScope } from "../context.js";
 import type { ToolOutcome } from "../invoke.js";
 import { jsonSchema } from "../json-schema.js";
 import type { ToolNames } from "../names.js";
 import { rewriteJson } from "../served-json.js";
-import type { AnyToolDefinition } from "../tool.js";
+import type { AnyToolDefinition, ProgressUpdate } from "../tool.js";
 
-/** What a tool call receives from the MCP request that carries it. */
-export interface McpCallExtra {
+/** How a client takes a URL elicitation: 2025-11-25's error -32042, or 2026-07-28's `input_required` result. */
+export type UrlElicitationForm = "error" | "input_required";
+
+/**
+ * Everything about one MCP tool call besides its name and arguments, built once per request by the
+ * transport that received it and read by every layer below.
+ */
+export interface McpCallScope {
   /** The JSON-RPC id of the request, when there is one. */
   requestId?: string | number;
-  /** Aborted when the client cancels the request or goes away. */
+  /** Aborted when the client cancels the request, goes away, or the server stops. */
   signal: AbortSignal;
   /** Who is calling, in the host's terms (`CallScope.principal`), when the transport knows. */
   principal?: string;
   /**
-   * How the client takes a URL elicitation, when it does: `error` (2025-11-25's
-   * URL-elicitation-required error) or `input_required` (2026-07-28). Set by `createMcpServer`
-   * from the client's declared capabilities; a transport may set it from what it remembers.
+   * How this client takes a URL elicitation, when it does (see `urlElicitationFor`). Asked only
+   * when a call needs the caller to connect an account, so a transport may look it up lazily.
    */
-  urlElicitation?: "error" | "input_required";
-  /** The request's `_meta.progressToken`, when the client asked for progress. */
-  progressToken?: string | number;
-  /** Sends a notification related to this request (progress). */
-  notify(notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; total?: number; message?: string };
-  }): Promise<void>;
+  urlElicitation?(): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined>;
+  /** Receives progress, when the client asked for it (a `progressToken`). */
+  progress?(update: ProgressUpdate): void;
+}
+
+/** What decides a client's URL-elicitation form: its revision and the capabilities it declared. */
+export interface ElicitationFacts {
+  /** `modern` for 2026-07-28 (capabilities declared per request), `legacy` for the 2025 revisions. */
+  era: "modern" | "legacy";
+  /** The client's declared capabilities (per request, or at `initialize`); undefined when unknown. */
+  capabilities: ClientCapabilities | undefined;
+  /** Whether this request already answers a connect request (a 2026-07-28 retry): then ask no more. */
+  answered?: boolean;
+}
+
+/**
+ * The one rule for how a client takes a URL elicitation: a 2026-07-28 client declaring it gets an
+ * `input_required` result (unless it is already answering one), a 2025 client that declared it at
+ * `initialize` gets error -32042, any other gets the link in the error text.
+ */
+export function urlElicitationFor(facts: ElicitationFacts): UrlElicitationForm | undefined {
+  if (!facts.capabilities?.elicitation?.url) return undefined;
+  if (facts.era === "legacy") return "error";
+  return facts.answered ? undefined : "input_required";
 }
 
 /** A definition as MCP lists it (canonical name): title, description, JSON Schemas and all four annotations. */
@@ -65,21 +86,8 @@ export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
-/** The `CallScope` of an MCP call: its signal and principal, and progress sent as notifications when the client asked. */
-export function callScope(extra: McpCallExtra): CallScope {
-  const token = extra.progressToken;
-  const { signal, principal } = extra;
-  if (token === undefined) return { signal, principal };
-  return {
-    signal,
-    principal,
-    progress: ({ progress, total, message }) => {
-      extra
-        .notify({
-          method: "notifications/progress",
-          params: { progressToken: token, progress, total, message },
-        })
-        .catch(() => {});
-    },
-  };
+/** The `CallScope` of an MCP call: its signal, principal and progress sink. */
+export function callScope(scope: McpCallScope): CallScope {
+  const { signal, principal, progress } = scope;
+  return progress ? { signal, principal, progress } : { signal, principal };
 }

@@ -16,7 +16,15 @@ import { loadPeer } from "../peers.js";
 import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition } from "../tool.js";
 import { type CatalogMode, searchCatalog } from "./catalog.js";
-import { callScope, errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+import {
+  callScope,
+  errorResult,
+  type McpCallScope,
+  toCallToolResult,
+  toMcpTool,
+  type UrlElicitationForm,
+  urlElicitationFor,
+} from "./convert.js";
 
 export { jsonSchema } from "../json-schema.js";
 export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
@@ -36,7 +44,15 @@ const {
   "^2.4",
 );
 
-export { errorResult, type McpCallExtra, toCallToolResult, toMcpTool } from "./convert.js";
+export {
+  type ElicitationFacts,
+  errorResult,
+  type McpCallScope,
+  toCallToolResult,
+  toMcpTool,
+  type UrlElicitationForm,
+  urlElicitationFor,
+} from "./convert.js";
 export { createToolSearch, type SearchableTool } from "./search.js";
 
 /** Options of `createToolRegistry`: name form, catalogue mode, prebuilt listing entries. */
@@ -78,10 +94,10 @@ export interface ToolRegistry {
   /**
    * Runs a tool by its name in either form. Unknown tools and every failure come back as `isError`
    * results whose text names tools in the served form, except a call that needs the caller to
-   * connect an account, for a client taking URL elicitations (`extra.urlElicitation`): that is an
+   * connect an account, for a client taking URL elicitations (`scope.urlElicitation`): that is an
    * input-required result (2026-07-28) or thrown as UrlElicitationRequiredError (2025-11-25, -32042).
    */
-  call(name: string, args: unknown, extra: McpCallExtra): Promise<CallResult>;
+  call(name: string, args: unknown, scope: McpCallScope): Promise<CallResult>;
 }
 
 /** What a tool call answers: its result, or (2026-07-28) a request for the caller's input first. */
@@ -108,12 +124,13 @@ export function createToolRegistry(
     const byServed = new Map(listing.map((entry) => [entry.name, entry.inputSchema]));
     return (name: string) => byServed.get(name) ?? byServed.get(names.served(names.canonical(name) ?? ""));
   };
-  const direct = async (name: string, args: unknown, extra: McpCallExtra): Promise<CallResult> => {
+  const direct = async (name: string, args: unknown, scope: McpCallScope): Promise<CallResult> => {
     const tool = byName.get(names.canonical(name) ?? "");
     if (!tool) return unknownTool(name, options.catalog ?? "full");
-    const outcome = await invokeTool(tool, args, host, callScope(extra));
+    const outcome = await invokeTool(tool, args, host, callScope(scope));
     const connect = outcome.ok ? undefined : outcome.error.connect;
-    if (connect && extra.urlElicitation) return askToConnect(connect, extra.urlElicitation);
+    const form = connect && (await scope.urlElicitation?.());
+    if (connect && form) return askToConnect(connect, form);
     return toCallToolResult(outcome, names);
   };
   if (options.catalog !== "search")
@@ -123,8 +140,8 @@ export function createToolRegistry(
     listing: catalog.listing,
     names,
     inputSchema: listed(catalog.listing),
-    call: (name, args, extra) =>
-      catalog.handles(name) ? catalog.call(name, args, extra, host) : direct(name, args, extra),
+    call: (name, args, scope) =>
+      catalog.handles(name) ? catalog.call(name, args, scope, host) : direct(name, args, scope),
   };
 }
 
@@ -135,7 +152,7 @@ const CONNECT_INPUT = "connect";
  * A URL elicitation sending the caller to `link`, in the form of the client's revision.
  * @throws UrlElicitationRequiredError for a 2025-11-25 client: the SDK answers it as error -32042.
  */
-function askToConnect(link: ConnectLink, form: "error" | "input_required"): InputRequiredResult {
+function askToConnect(link: ConnectLink, form: UrlElicitationForm): InputRequiredResult {
   const { url, message, id: elicitationId } = link;
   if (form === "error")
     throw new UrlElicitationRequiredError([{ mode: "url", elicitationId, url, message }], message);
@@ -143,18 +160,39 @@ function askToConnect(link: ConnectLink, form: "error" | "input_required"): Inpu
 }
 
 /**
- * How the client of a request takes a URL elicitation, if at all. A 2026-07-28 request declares
- * its capabilities itself, and a retry that already answered the connect request gets the plain
- * error (with the link) rather than being asked again; a 2025 client declared them at initialize.
+ * The scope of a tool call the SDK dispatched, as the request itself tells it: its id, signal and
+ * progress token, and its URL-elicitation form (a 2026-07-28 request declares its capabilities
+ * itself; a 2025 client declared them at `initialize`). The default of `createMcpServer`.
  */
-function urlElicitationOf(ctx: ServerContext, initialized: ClientCapabilities | undefined) {
+export function sdkCallScope(ctx: ServerContext, initialized: ClientCapabilities | undefined): McpCallScope {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  if (envelope?.[PROTOCOL_VERSION_META_KEY] === undefined)
-    return initialized?.elicitation?.url ? ("error" as const) : undefined;
-  const declared = envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  const answered = ctx.mcpReq.inputResponses?.[CONNECT_INPUT] !== undefined;
-  return declared?.elicitation?.url && !answered ? ("input_required" as const) : undefined;
+  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+  const form = urlElicitationFor({
+    era: modern ? "modern" : "legacy",
+    capabilities: modern ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities) : initialized,
+    answered: ctx.mcpReq.inputResponses?.[CONNECT_INPUT] !== undefined,
+  });
+  return {
+    requestId: ctx.mcpReq.id,
+    signal: ctx.mcpReq.signal,
+    urlElicitation: () => form,
+    progress: progressSink(ctx),
+  };
 }
+
+/** Progress as notifications, when the request asked for it with a progress token. */
+export function progressSink(ctx: ServerContext): McpCallScope["progress"] {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return ({ progress, total, message }) => {
+    ctx.mcpReq
+      .notify({ method: "notifications/progress", params: { progressToken: token, progress, total, message } })
+      .catch(() => {});
+  };
+}
+
+/** How an `McpServer` made by `createMcpServer` scopes each tool call the SDK hands it. */
+export type ScopeOf = (ctx: ServerContext, initialized: ClientCapabilities | undefined) => McpCallScope;
 
 function unknownTool(name: string, catalog: CatalogMode): CallToolResult {
   const where = catalog === "search" ? "Call search_tools to find one." : "Call tools/list for the names.";
@@ -175,8 +213,12 @@ const LIST_CACHE: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: "public" };
  * resource lists are there because 2026-07-28 clients may ask any server for them. Cheap to
  * create: the HTTP transport makes one per request, without registering a tool.
  */
-export function createMcpServer(registry: ToolRegistry, info: McpServerInfo): SdkServer {
-  return new RegistryServer(registry, info);
+export function createMcpServer(
+  registry: ToolRegistry,
+  info: McpServerInfo,
+  scopeOf: ScopeOf = sdkCallScope,
+): SdkServer {
+  return new RegistryServer(registry, info, scopeOf);
 }
 
 /**
@@ -188,6 +230,7 @@ class RegistryServer extends McpServer {
   constructor(
     private readonly registry: ToolRegistry,
     { instructions, ...implementation }: McpServerInfo,
+    scopeOf: ScopeOf,
   ) {
     super(implementation, {
       instructions,
@@ -202,13 +245,11 @@ class RegistryServer extends McpServer {
     low.registerCapabilities({ tools: { listChanged: false }, prompts: {}, resources: {} });
     low.setRequestHandler("tools/list", () => ({ tools: [...registry.listing] }));
     low.setRequestHandler("tools/call", (request, ctx) =>
-      registry.call(request.params.name, request.params.arguments, {
-        requestId: ctx.mcpReq.id,
-        signal: ctx.mcpReq.signal,
-        progressToken: ctx.mcpReq._meta?.progressToken,
-        notify: (notification) => ctx.mcpReq.notify(notification),
-        urlElicitation: urlElicitationOf(ctx, low.getClientCapabilities()),
-      }),
+      registry.call(
+        request.params.name,
+        request.params.arguments,
+        scopeOf(ctx, low.getClientCapabilities()),
+      ),
     );
     low.setRequestHandler("prompts/list", () => ({ prompts: [] }));
     low.setRequestHandler("resources/list", () => ({ resources: [] }));

@@ -1,7 +1,7 @@
 import { fuzzTools, useToolkitSandbox } from "@toolkits/core/testing";
+import { sampleArgs } from "@toolkits/testkit/marketing-samples";
 import { ENDPOINTS, type EndpointSpec, marketingToolkit } from "../../src/index.js";
 import { MARKETING, marketingContract } from "../support/kit.js";
-import { sampleArgs } from "../support/samples.js";
 
 // Property-based input tests of the marketing tools against the sandbox, through the MCP adapter.
 // Split over two files (the endpoint table's halves) so the two test workers share the work.

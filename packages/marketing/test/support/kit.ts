@@ -4,8 +4,8 @@ import { requestContract, type SandboxHarnessOptions } from "@toolkits/core/test
 // The marketing toolkit as the test kit serves it: Customer.io's OpenAPI description (the same copy
 // the generator reads) with the upstream's quirks, and the harness options test files start from.
 
-/** The vendored, trimmed OpenAPI description (see test/vendor/README.md). */
-export const MARKETING_API = new URL("../vendor/customerio-app-openapi.trimmed.json", import.meta.url);
+/** The vendored, trimmed OpenAPI description (see data/README.md). */
+export const MARKETING_API = new URL("../../data/customerio-app-openapi.trimmed.json", import.meta.url);
 
 /** What the description leaves out or states loosely. */
 export const MARKETING_QUIRKS = {

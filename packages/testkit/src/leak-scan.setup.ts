@@ -1,5 +1,5 @@
+import { installLeakScan, LEAKCHECK, type Leak, LeakScan } from "@toolkits/core/testing";
 import { afterAll, afterEach } from "vitest";
-import { installLeakScan, LEAKCHECK, type Leak, LeakScan } from "../../src/testing/index.js";
 
 // Registered for every package by vitest.shared.ts: the whole suite is scanned for secret values
 // in tool results, error messages, logs and any process output, and a sighting fails the test.

@@ -1,6 +1,8 @@
-import type { EndpointSpec, ParamSpec } from "../../src/index.js";
-import { VALUE_SETS } from "../../src/index.js";
-import { EXAMPLES } from "../../src/sandbox/index.js";
+import { type EndpointSpec, type ParamSpec, VALUE_SETS } from "@toolkits/marketing";
+import { EXAMPLES } from "@toolkits/marketing/sandbox";
+
+// Valid arguments for every marketing tool, for the marketing package's tests and the server's
+// fault tests alike: both call each of the 115 tools on the sandbox account.
 
 const START = 1_700_000_000;
 const DAY = 86_400;

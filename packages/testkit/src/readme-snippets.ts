@@ -6,8 +6,8 @@ import { afterEach, expect, it, vi } from "vitest";
 
 // Tested README snippets, shared by the toolkit packages' test/readme.test.ts: every ```ts block
 // after a `<!-- readme-test -->` line is type-checked against the workspace sources and run as a
-// reader would run it. Test-only (it needs the TypeScript compiler), so it is not part of
-// @toolkits/core/testing; the packages load it by URL, as their typecheck covers their own tree only.
+// reader would run it. It needs the TypeScript compiler and knows this repository's layout, so it
+// is the repository's own support, not part of the published @toolkits/core/testing.
 
 /** The ```ts blocks that follow a `<!-- readme-test -->` line in the README at `readmePath`, in order. */
 export function readmeSnippets(readmePath: string): string[] {

@@ -1,0 +1,179 @@
+import {
+  classifyInboundRequest,
+  type Implementation,
+  type JSONRPCMessage,
+  ProtocolError,
+} from "@modelcontextprotocol/server";
+import type { McpCallScope, ToolRegistry } from "@toolkits/core/mcp";
+import { MODERN_REVISIONS, metaOf, type RequestScope } from "./scope.js";
+
+/** The HTTP request headers the fast path reads; absent over stdio. */
+export interface CallHeaders {
+  accept?: string;
+  "mcp-protocol-version"?: string;
+  "mcp-method"?: string;
+  "mcp-name"?: string;
+}
+
+/** How a transport answers: by the SDK, or with the fast path's JSON-RPC response. */
+export interface Answering<R> {
+  sdk(): Promise<R>;
+  reply(response: JSONRPCMessage): R | Promise<R>;
+  /** The call's own signal (its cancellation), when the transport tracks calls itself. */
+  call?(id: string | number): AbortSignal;
+}
+
+/** A tool call the fast path answers. */
+interface PlainCall {
+  id: string | number;
+  name: string;
+  arguments: unknown;
+}
+
+/** The 2025 revisions; a legacy request names one of them in its header, or none. */
+const LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/**
+ * The one place that decides how a request is answered. The commonest request of all, a single
+ * `tools/call` asking for no progress, is answered straight from the registry, with exactly what the
+ * SDK would have answered: building the SDK's per-request server, transport and web-standard
+ * objects costs more than the call itself. Everything else goes to the SDK, including every request
+ * the SDK would refuse, so its validation (envelope, standard headers, `Mcp-Param-*`) stays the only one.
+ */
+export interface Dispatcher {
+  dispatch<R>(
+    message: unknown,
+    scope: RequestScope,
+    answering: Answering<R>,
+    headers?: CallHeaders,
+  ): Promise<R>;
+}
+
+/** A dispatcher over `registry`, whose modern results name the server as `serverInfo`. */
+export function createDispatcher(registry: ToolRegistry, serverInfo: Implementation): Dispatcher {
+  const mirrored = paramHeaderRule(registry);
+  return {
+    async dispatch(message, scope, answering, headers) {
+      const call = plainCall(message, scope, headers, mirrored);
+      if (!call) return answering.sdk();
+      const own = answering.call?.(call.id);
+      const callScope: McpCallScope = {
+        requestId: call.id,
+        signal: own ? AbortSignal.any([scope.signal, own]) : scope.signal,
+        principal: scope.caller.principal,
+        urlElicitation: scope.urlElicitation,
+      };
+      return answering.reply(await answer(registry, call, callScope, scope.era, serverInfo));
+    },
+  };
+}
+
+async function answer(
+  registry: ToolRegistry,
+  call: PlainCall,
+  scope: McpCallScope,
+  era: RequestScope["era"],
+  serverInfo: Implementation,
+): Promise<JSONRPCMessage> {
+  const { id } = call;
+  try {
+    const result = await registry.call(call.name, call.arguments, scope);
+    return { jsonrpc: "2.0", id, result: era === "modern" ? stamped(result, serverInfo) : result };
+  } catch (error) {
+    // The one error a tool call answers as a JSON-RPC error: a 2025 URL elicitation.
+    if (!(error instanceof ProtocolError)) throw error;
+    return { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, data: error.data } };
+  }
+}
+
+/** A 2026-07-28 result as the SDK encodes it: `resultType` (complete unless given) and the server's identity. */
+function stamped(result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
+  return {
+    ...result,
+    resultType: result.resultType ?? "complete",
+    _meta: { ...metaOf({ _meta: result._meta }), "io.modelcontextprotocol/serverInfo": serverInfo },
+  };
+}
+
+/** The call in `message` when the fast path may answer it; undefined sends it to the SDK. */
+function plainCall(
+  message: unknown,
+  scope: RequestScope,
+  headers: CallHeaders | undefined,
+  mirrored: (name: string) => boolean,
+): PlainCall | undefined {
+  const request = message as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown } | null;
+  if (request?.jsonrpc !== "2.0" || request.method !== "tools/call") return undefined;
+  const { id } = request;
+  const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+  if ((typeof id !== "string" && typeof id !== "number") || typeof params?.name !== "string")
+    return undefined;
+  if (!isPlainObject(params.arguments ?? {})) return undefined;
+  if (headers && !acceptsBoth(headers.accept)) return undefined;
+  const fits =
+    scope.era === "modern"
+      ? plainModern(request, params.name, headers, mirrored)
+      : plainLegacy(params, headers);
+  return fits ? { id, name: params.name, arguments: params.arguments } : undefined;
+}
+
+/** A 2025 call without `_meta` (so no progress token), under a 2025 header or none. */
+function plainLegacy(params: Record<string, unknown>, headers: CallHeaders | undefined): boolean {
+  const version = headers?.["mcp-protocol-version"];
+  if (version !== undefined && !LEGACY_REVISIONS.includes(version)) return false;
+  const meta = params._meta;
+  return meta === undefined || (isPlainObject(meta) && Object.keys(meta).length === 0);
+}
+
+/**
+ * A 2026-07-28 call the SDK would serve as it is: a valid envelope that asks for no progress and is
+ * no retry, its standard headers present and agreeing (over HTTP), and a tool with no `Mcp-Param`
+ * headers to check.
+ */
+function plainModern(
+  request: Record<string, unknown>,
+  name: string,
+  headers: CallHeaders | undefined,
+  mirrored: (name: string) => boolean,
+): boolean {
+  const params = request.params as Record<string, unknown>;
+  if (params.inputResponses !== undefined || params.requestState !== undefined) return false;
+  if (metaOf(params)?.progressToken !== undefined || mirrored(name)) return false;
+  const version = headers?.["mcp-protocol-version"];
+  if (
+    headers &&
+    (version === undefined || headers["mcp-method"] !== "tools/call" || headers["mcp-name"] !== name)
+  )
+    return false;
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    body: request,
+    ...(version === undefined ? {} : { protocolVersionHeader: version, mcpMethodHeader: "tools/call" }),
+  });
+  return route.kind === "modern" && MODERN_REVISIONS.includes(route.classification.revision ?? "");
+}
+
+/** The SDK answers JSON only to a client that accepts both JSON and an event stream. */
+const acceptsBoth = (accept: string | undefined): boolean =>
+  accept?.includes("application/json") === true && accept.includes("text/event-stream");
+
+/**
+ * Whether a tool, by either name form, mirrors a parameter into an `Mcp-Param-*` header (SEP-2243),
+ * which only the SDK checks.
+ */
+function paramHeaderRule(registry: ToolRegistry): (name: string) => boolean {
+  const known = new WeakMap<object, boolean>();
+  return (name) => {
+    const schema = registry.inputSchema(name);
+    if (!schema) return false;
+    let declares = known.get(schema);
+    if (declares === undefined) {
+      declares = JSON.stringify(schema).includes('"x-mcp-header"');
+      known.set(schema, declares);
+    }
+    return declares;
+  };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

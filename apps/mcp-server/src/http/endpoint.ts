@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type AuthInfo, type ClientCapabilities, createMcpHandler } from "@modelcontextprotocol/server";
+import type { Logger } from "@toolkits/core";
+import { progressSink, type ToolRegistry } from "@toolkits/core/mcp";
+import type { CallHeaders, Dispatcher } from "../dispatch.js";
+import {
+  type Caller,
+  callScopeOf,
+  elicitationOf,
+  envelopeRevision,
+  eraOf,
+  type RequestScope,
+} from "../scope.js";
+import { createServerFor } from "../server.js";
+import type { Authenticated } from "./guards/auth.js";
+import { REFUSED, readJsonBody } from "./guards/body.js";
+import { CallsInFlight, callIds, cancelledRequestId, exchangeSignal } from "./inflight.js";
+import { json, sendResponse, webRequest } from "./respond.js";
+
+/** What a legacy client declared at `initialize`, remembered per person and client (per-user mode). */
+export interface ClientMemory {
+  remember(caller: Caller, capabilities: ClientCapabilities | undefined): Promise<void>;
+  recall(caller: Caller): Promise<ClientCapabilities | undefined>;
+}
+
+export interface EndpointOptions {
+  registry: ToolRegistry;
+  dispatcher: Dispatcher;
+  /** The front door: who is calling, or undefined once it has answered. */
+  authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authenticated | undefined>;
+  maxBodyBytes: number;
+  requestTimeoutMs: number;
+  /** Aborts when a shutdown's grace is over. */
+  graceOver: AbortSignal;
+  /** Per-user mode: legacy clients' capabilities, kept between their stateless requests. */
+  clients?: ClientMemory;
+  logger: Logger;
+}
+
+export const MCP_PATH = "/mcp";
+
+/** Per SDK-bound request: its scope and its calls' cancellation signals. */
+interface Pending {
+  scope: RequestScope;
+  callSignal(id: string | number): AbortSignal | undefined;
+}
+
+/**
+ * `/mcp`: the front door, then the body's size, type and JSON, then the request's scope, built
+ * once, and the dispatcher, which answers it from the registry or through the SDK's handler
+ * (both protocol eras, a cheap server per request).
+ */
+export function mcpEndpoint(
+  options: EndpointOptions,
+): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void) => Promise<void> {
+  const { registry, dispatcher, clients, logger } = options;
+  const calls = new CallsInFlight();
+  const pending = new WeakMap<Request, Pending>();
+  const handler = createMcpHandler(
+    ({ requestInfo }) => {
+      const request = requestInfo && pending.get(requestInfo);
+      if (!request) throw new Error("A request reached the SDK without its scope.");
+      return createServerFor(registry, (ctx) =>
+        callScopeOf(request.scope, {
+          id: ctx.mcpReq.id,
+          signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
+          progress: progressSink(ctx),
+        }),
+      );
+    },
+    {
+      onerror: (error) => logger.debug("MCP request refused", { error: error.message }),
+      maxRequestBodySize: options.maxBodyBytes,
+    },
+  );
+  return async (req, res, bodyRead) => {
+    const who = await options.authenticate(req, res);
+    if (!who) return;
+    const body = await readJsonBody(req, res, options.maxBodyBytes);
+    if (body === REFUSED) return;
+    bodyRead();
+    const cancelled = cancelledRequestId(body);
+    if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
+    if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
+    const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
+    const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, clients);
+    const inFlight = calls.open(who.caller.key, callIds(body));
+    res.once("close", inFlight.close);
+    await dispatcher.dispatch(
+      body,
+      scope,
+      {
+        sdk: () => viaSdk(req, res, { scope, callSignal: inFlight.signal }, who.authInfo, body),
+        reply: (message) => {
+          if (!res.headersSent) json(res, 200, message);
+        },
+        call: (id) => inFlight.signal(id) ?? signal,
+      },
+      req.headers as CallHeaders,
+    );
+  };
+
+  async function viaSdk(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: Pending,
+    authInfo: AuthInfo | undefined,
+    body: unknown,
+  ): Promise<void> {
+    const web = webRequest(req, MCP_PATH, request.scope.signal);
+    pending.set(web, request);
+    await sendResponse(res, await handler.fetch(web, { authInfo, parsedBody: body }));
+  }
+}
+
+/**
+ * The scope of one `/mcp` request, built once: a single message with a 2026-07-28 envelope is
+ * modern, anything else legacy (whose URL elicitation comes from what the client declared at
+ * `initialize`, remembered per person; unknown without per-user mode).
+ */
+function requestScope(
+  body: unknown,
+  headers: CallHeaders,
+  caller: Caller,
+  signal: AbortSignal,
+  clients: ClientMemory | undefined,
+): RequestScope {
+  const message = Array.isArray(body)
+    ? undefined
+    : (body as { method?: unknown; params?: unknown } | undefined);
+  const params = message?.params;
+  const revision = envelopeRevision(params);
+  const era = eraOf(params);
+  const initialized = () => (clients && caller.principal ? clients.recall(caller) : undefined);
+  const urlElicitation = elicitationOf(era, params, initialized);
+  return { caller, era, revision: revision ?? headers["mcp-protocol-version"], signal, urlElicitation };
+}
+
+const anySignal = (first: AbortSignal, second: AbortSignal | undefined): AbortSignal =>
+  second ? AbortSignal.any([first, second]) : first;
+
+const isInitialize = (body: unknown): boolean =>
+  (body as { method?: unknown } | null)?.method === "initialize";
+
+function initializeCapabilities(body: unknown): ClientCapabilities | undefined {
+  const capabilities = (body as { params?: { capabilities?: unknown } }).params?.capabilities;
+  return typeof capabilities === "object" && capabilities !== null
+    ? (capabilities as ClientCapabilities)
+    : undefined;
+}

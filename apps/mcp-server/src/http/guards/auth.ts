@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type AuthInfo, bearerAuthChallengeResponse } from "@modelcontextprotocol/server";
+import type { Logger } from "@toolkits/core";
+import {
+  authenticate,
+  type HttpAuthConfig,
+  KeySetUnavailable,
+  principalOf,
+  tokenVerifier,
+} from "../../http-auth.js";
+import { ANONYMOUS, type Caller } from "../../scope.js";
+import { rpcError, sendResponse } from "../respond.js";
+
+/** A request's authenticated caller, and the token facts the SDK's handlers are given. */
+export interface Authenticated {
+  caller: Caller;
+  authInfo?: AuthInfo;
+}
+
+/** What the front door checks. */
+export interface AuthPolicy {
+  /** The tokens accepted; undefined means no authentication (loopback only). */
+  config: HttpAuthConfig | undefined;
+  /** Where a 401 points clients for the protected-resource metadata. */
+  resourceMetadataUrl: string;
+  /** Per-user serving: every caller must be a person. */
+  perUser: boolean;
+}
+
+/**
+ * The one place that decides who is calling: a static token or a JWT from the `Authorization`
+ * header, answered 401 with a challenge when missing or invalid, 503 with `Retry-After` while the
+ * JWKS cannot be fetched, and (per user) 403 when the token names nobody. Resolves to the caller,
+ * or undefined once it has answered.
+ */
+export function authGuard(
+  policy: AuthPolicy,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => Promise<Authenticated | undefined> {
+  const verifier = policy.config && tokenVerifier(policy.config, logger);
+  const { resourceMetadataUrl } = policy;
+  return async (req, res) => {
+    if (!verifier) return { caller: ANONYMOUS };
+    let authInfo: AuthInfo;
+    try {
+      authInfo = await authenticate(req.headers.authorization, verifier, resourceMetadataUrl);
+    } catch (error) {
+      if (error instanceof KeySetUnavailable)
+        rpcError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
+      else await sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
+      return undefined;
+    }
+    const principal = principalOf(authInfo);
+    if (policy.perUser && !principal) {
+      const message =
+        "This server acts for each person separately, but your access token names nobody (it has no subject).";
+      rpcError(res, 403, message);
+      return undefined;
+    }
+    const key = createHash("sha256").update(authInfo.token).digest("base64url");
+    return { caller: { principal, clientId: authInfo.clientId, key }, authInfo };
+  };
+}

@@ -1,0 +1,124 @@
+import type { Server as NodeServer } from "node:http";
+import type { Logger } from "@toolkits/core";
+import type { ToolRegistry } from "@toolkits/core/mcp";
+import { createDispatcher } from "../dispatch.js";
+import { authConfigFromEnv, type HttpAuthConfig, perUserProblem } from "../http-auth.js";
+import { onShutdown } from "../lifecycle.js";
+import type { ServerOptions } from "../options.js";
+import type { Pages } from "../pages.js";
+import { SERVER_INFO } from "../server.js";
+import type { Team, TeamServing } from "../team/index.js";
+import { Drain } from "./drain.js";
+import { MCP_PATH, mcpEndpoint } from "./endpoint.js";
+import { authGuard } from "./guards/auth.js";
+import { hostGuard } from "./guards/host.js";
+import { originGuard } from "./guards/origin.js";
+import { isLoopbackHost, listen } from "./listen.js";
+import { rpcError } from "./respond.js";
+import { METADATA_PATH, route } from "./routes.js";
+
+/** A bound HTTP server, waiting for the registry it will serve. */
+export interface ListeningHttp {
+  server: NodeServer;
+  /** The server's externally visible base URL: `--public-url`, else the bound address. */
+  publicUrl: string;
+  /** The authentication it checks. */
+  auth: HttpAuthConfig | undefined;
+  /**
+   * Starts answering requests from `registry`, with the toolkits' `pages` outside authentication,
+   * and, per user, `team`'s connect pages, with every call made as its caller.
+   */
+  serve(registry: ToolRegistry, pages?: Pages, team?: TeamServing): void;
+}
+
+/**
+ * Binds first, so what depends on the address (the resource metadata, the pages' URL the tools hand
+ * out, the origin the pages post back from) is built knowing it; serves, once given the registry,
+ * until SIGTERM or SIGINT, then drains (see `Drain.close`), closes the team's store and exits with 0.
+ * @throws Error for weak or incomplete authentication settings (see `authConfigFromEnv`), a
+ *   non-loopback interface without authentication, or, with `team`, authentication that cannot tell
+ *   people apart (see `perUserProblem`).
+ */
+export async function listenHttp(
+  options: ServerOptions,
+  logger: Logger,
+  team?: Team,
+): Promise<ListeningHttp> {
+  const loopback = isLoopbackHost(options.host);
+  const auth = authConfigFromEnv(process.env, { loopback, warn: (message) => logger.warn(message) });
+  const problem = team ? perUserProblem(auth) : undefined;
+  if (problem) throw new Error(problem);
+  if (!loopback && !auth) {
+    throw new Error(
+      `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
+    );
+  }
+  const { server, localUrl } = await listen(options, logger);
+  const publicUrl = options.publicUrl ?? localUrl;
+  const drain = new Drain();
+  onShutdown(async (signal) => {
+    logger.warn("shutting down: finishing in-flight requests", { signal, graceMs: options.shutdownGraceMs });
+    await drain.close(server, options.shutdownGraceMs);
+    await team?.close().catch(() => {});
+  }, logger);
+  return {
+    server,
+    publicUrl,
+    auth,
+    serve(registry, pages, serving) {
+      const mcp = mcpEndpoint({
+        registry,
+        dispatcher: createDispatcher(registry, SERVER_INFO),
+        authenticate: authGuard(
+          {
+            config: auth,
+            resourceMetadataUrl: `${publicUrl}${METADATA_PATH}`,
+            perUser: serving !== undefined,
+          },
+          logger,
+        ),
+        maxBodyBytes: options.maxBodyBytes,
+        requestTimeoutMs: options.requestTimeoutMs,
+        graceOver: drain.graceOver,
+        clients: serving?.clients,
+        logger,
+      });
+      const answer = route({
+        drain,
+        guards: [
+          hostGuard(options.allowedHosts),
+          originGuard({ allowed: options.allowedOrigins, own: new URL(publicUrl).origin, loopback }),
+        ],
+        mcp,
+        health: () => ({ status: "ok", tools: registry.listing.length }),
+        metadata: auth && protectedResource(publicUrl, auth),
+        pages,
+        connect: serving?.pages,
+      });
+      server.on("request", (req, res) => {
+        drain.track(res);
+        answer(req, res).catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          // A client gone mid-request (or cut off by a time limit) is nobody's fault here.
+          if (req.socket.destroyed) return logger.debug("HTTP request ended early", { error: message });
+          logger.error("HTTP request failed", { error: message });
+          if (!res.headersSent) rpcError(res, 500, "Internal error");
+        });
+      });
+      logger.warn("serving Streamable HTTP", {
+        url: `${localUrl}${MCP_PATH}`,
+        tools: registry.listing.length,
+        credentials: serving ? "per-user" : "shared",
+      });
+    },
+  };
+}
+
+/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the token issuer. */
+function protectedResource(publicUrl: string, auth: HttpAuthConfig): string {
+  return JSON.stringify({
+    resource: `${publicUrl}${MCP_PATH}`,
+    authorization_servers: auth.oauth ? [auth.oauth.issuer] : [],
+    bearer_methods_supported: ["header"],
+  });
+}

@@ -1,0 +1,85 @@
+import type { ServerResponse } from "node:http";
+import { rpcError } from "./respond.js";
+
+/**
+ * Tool calls in flight over HTTP, by caller and JSON-RPC id. A 2025 client cancels with a
+ * `notifications/cancelled` POST, which a stateless server receives apart from the call it names;
+ * this is how that POST reaches the call.
+ */
+export class CallsInFlight {
+  private readonly calls = new Map<string, Set<AbortController>>();
+
+  /**
+   * Registers the requests of one exchange (`ids`, from its body) for `caller`. Resolves each id to
+   * the signal a cancellation aborts; `close` forgets them once the exchange is over.
+   */
+  open(
+    caller: string,
+    ids: readonly (string | number)[],
+  ): { signal(id: string | number): AbortSignal | undefined; close(): void } {
+    const opened = new Map<string, AbortController>();
+    for (const id of ids) {
+      const key = `${caller} ${String(id)}`;
+      const controller = new AbortController();
+      opened.set(String(id), controller);
+      const set = this.calls.get(key) ?? new Set();
+      this.calls.set(key, set.add(controller));
+    }
+    return {
+      signal: (id) => opened.get(String(id))?.signal,
+      close: () => {
+        for (const [id, controller] of opened) {
+          const key = `${caller} ${id}`;
+          const set = this.calls.get(key);
+          set?.delete(controller);
+          if (!set?.size) this.calls.delete(key);
+        }
+      },
+    };
+  }
+
+  cancel(caller: string, requestId: string | number): void {
+    for (const controller of this.calls.get(`${caller} ${String(requestId)}`) ?? []) controller.abort();
+  }
+}
+
+/** The ids of the tool calls in a body (one request or a batch). */
+export function callIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => {
+    const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+    return method === "tools/call" && (typeof id === "string" || typeof id === "number") ? [id] : [];
+  });
+}
+
+/** The id of the request a `notifications/cancelled` message names, if `body` is one. */
+export function cancelledRequestId(body: unknown): string | number | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (message?.method !== "notifications/cancelled") return undefined;
+  const id = message.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/**
+ * Aborts when the client goes away before the answer, when the request takes longer than
+ * `timeoutMs` (then answered 504), or when `graceOver` aborts during a shutdown (then answered
+ * 503), so the call and its upstream requests stop.
+ */
+export function exchangeSignal(res: ServerResponse, timeoutMs: number, graceOver: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  const stop = (status: number, message: string) => {
+    if (!res.headersSent) rpcError(res, status, message);
+    else res.destroy();
+    controller.abort();
+  };
+  const timer = setTimeout(() => stop(504, `The request took longer than ${timeoutMs} ms.`), timeoutMs);
+  const shutdown = () => stop(503, "The server shut down before the request finished.");
+  if (graceOver.aborted) shutdown();
+  else graceOver.addEventListener("abort", shutdown, { once: true });
+  res.once("close", () => {
+    clearTimeout(timer);
+    graceOver.removeEventListener("abort", shutdown);
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,128 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio";
+import type { Logger } from "@toolkits/core";
+import { progressSink, type ToolRegistry } from "@toolkits/core/mcp";
+import { createDispatcher } from "../dispatch.js";
+import { onShutdown } from "../lifecycle.js";
+import { createServerFor, SERVER_INFO } from "../server.js";
+import { LineGuard, type OversizedLine } from "./lines.js";
+import { StdioSession } from "./session.js";
+import { TrackingTransport, Unanswered } from "./transport.js";
+
+/** How `serveStdio` bounds what it reads and how long it waits when told to stop. */
+export interface StdioOptions {
+  /**
+   * Longest message (one line, without its newline) read from stdin, in bytes; a longer one is
+   * answered with a JSON-RPC error, or dropped with a warning, and never held in memory.
+   */
+  maxMessageBytes: number;
+  /**
+   * How long requests in flight may still run once stdin closes or a signal arrives, in
+   * milliseconds; then tool calls are aborted and the process exits with 0.
+   */
+  shutdownGraceMs: number;
+}
+
+/**
+ * The default of `--max-message-bytes`: 10 MiB, the SDK's own limit, so every message accepted
+ * before the guard is still accepted.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** After aborting, how long aborted calls get to write their answers, in milliseconds. */
+const ABORTED_ANSWER_MS = 1_000;
+/** How long closing the connection may take before the process exits anyway, in milliseconds. */
+const CLOSE_TIMEOUT_MS = 1_000;
+/** JSON-RPC's code for a message that is not a valid request. */
+const INVALID_REQUEST = -32600;
+const TRANSPORT_CLOSED = "transport closed";
+
+/**
+ * Serves over stdin/stdout, for every protocol revision (the client's first message decides),
+ * until SIGINT, SIGTERM or stdin closes; then lets the requests in flight answer (a client may close
+ * stdin right after its last request) for up to the grace period, aborts the tool calls still
+ * running, and exits with 0. Every line passes a size guard before the SDK's transport reads it;
+ * every message read is scoped once and dispatched (a plain tool call answered from the registry).
+ */
+export async function serveStdio(
+  registry: ToolRegistry,
+  logger: Logger,
+  options: StdioOptions,
+): Promise<void> {
+  const { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs } = options;
+  const session = new StdioSession();
+  const unanswered = new Unanswered();
+  const dispatcher = createDispatcher(registry, SERVER_INFO);
+  const guard = new LineGuard(maxBytes, (line) => refuse(line, { wire, logger, maxBytes }));
+  // The transport reads the guard, which never ends: the SDK's transport would abort the calls in
+  // flight when its input ends, and shutdown decides when that happens instead.
+  process.stdin.pipe(guard, { end: false });
+  const intercept = (message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void) => {
+    session.observe(message);
+    const id = "id" in message && "method" in message ? message.id : undefined;
+    dispatcher
+      .dispatch(message, session.scope(message), {
+        sdk: async () => deliver(message),
+        reply: (response) => wire.send(response),
+        call: (callId) => session.call(callId),
+      })
+      .catch((error: Error) => logger.error("stdio request failed", { error: error.message }))
+      .finally(() => id !== undefined && session.release(id));
+  };
+  // A closed transport cannot answer anything more, so there is nothing to wait for.
+  const wire = new TrackingTransport(guard, unanswered, () => lifecycle.stop(TRANSPORT_CLOSED), intercept);
+  const served = serveStdioEntry(
+    () =>
+      createServerFor(registry, (ctx) =>
+        session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress: progressSink(ctx) }),
+      ),
+    { transport: wire, onerror: (error) => logger.debug("stdio message refused", { error: error.message }) },
+  );
+  const lifecycle = onShutdown(async (reason) => {
+    const waitMs = reason === TRANSPORT_CLOSED ? 0 : graceMs;
+    await drain({ reason, waitMs, unanswered, session, served, logger });
+  }, logger);
+  // `close` too: a stdin that fails ends without `end`.
+  for (const event of ["end", "close"]) process.stdin.once(event, () => lifecycle.stop("stdin closed"));
+  logger.info("serving over stdio", { tools: registry.listing.length, max_message_bytes: maxBytes });
+}
+
+/** Answers an oversized request with JSON-RPC's invalid-request error naming the limit; logs every one. */
+function refuse(
+  line: OversizedLine,
+  { wire, logger, maxBytes }: { wire: TrackingTransport; logger: Logger; maxBytes: number },
+): void {
+  logger.warn("stdio message over the size limit dropped", { ...line, limit_bytes: maxBytes });
+  if (line.id === undefined) return;
+  const message = `Message of ${line.bytes} bytes refused: this server reads at most ${maxBytes} bytes per stdio message.`;
+  wire
+    .send({ jsonrpc: "2.0", id: line.id, error: { code: INVALID_REQUEST, message, data: { maxBytes } } })
+    .catch((error: Error) => logger.debug("stdio answer not written", { error: error.message }));
+}
+
+/**
+ * Waits up to `waitMs` for the requests in flight to answer, aborts the tool calls still running
+ * (giving them ABORTED_ANSWER_MS to answer), and closes the connection.
+ */
+async function drain(state: {
+  reason: string;
+  waitMs: number;
+  unanswered: Unanswered;
+  session: StdioSession;
+  served: { close(): Promise<void> };
+  logger: Logger;
+}): Promise<void> {
+  const { reason, unanswered, logger } = state;
+  // Lines already read reach the transport (and `unanswered`) within this turn of the loop.
+  await new Promise((resolve) => setImmediate(resolve));
+  logger.info("shutting down", { reason, in_flight: unanswered.size });
+  if (!(await unanswered.settled(state.waitMs))) {
+    logger.warn("aborting calls still running at shutdown", { reason, in_flight: unanswered.size });
+    state.session.abortAll(new Error(`The server is shutting down (${reason}).`));
+    await unanswered.settled(ABORTED_ANSWER_MS);
+  }
+  // Let the last answers reach stdout before the transport closes.
+  await new Promise((resolve) => setImmediate(resolve));
+  await Promise.race([state.served.close().catch(() => {}), delay(CLOSE_TIMEOUT_MS)]);
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
