@@ -98,7 +98,8 @@ async function measure() {
         storeKey,
         rateLimits: "pager=10000000/60s",
         rateLimitWaitMs: 3_000,
-        toolkitEnv: {},
+        oauthClients: { pager: {}, google: {} },
+        connectClient: {},
       },
       logger,
     );
@@ -108,25 +109,27 @@ async function measure() {
 
     // The person's PagerDuty connection, saved (sealed) the way the connect pages save it.
     seedStore = await code.openStore({ url: redis.url, key: storeKey }, logger);
-    const connections = code.storedConnections(seedStore, publicUrl);
+    const connections = code.storedConnections(seedStore, publicUrl, { pager: {}, google: {} });
     const connect = (accessToken) =>
-      connections.save(PRINCIPAL, {
-        provider: "pager",
-        connectedAt: Date.now(),
-        account: "bench-person@example.com",
-        accessToken,
-        refreshToken: "bench-refresh-token",
-        expiresAt: Date.now() + 24 * 3_600_000,
-        scopes: ["read"],
-        tokenType: "Bearer",
-        server: {
-          issuer: "https://identity.pagerduty.com",
-          token_endpoint: "https://identity.pagerduty.com/oauth/token",
-        },
-        clientId: "bench-oauth-client",
-      });
+      connections.of(PRINCIPAL).save(
+        code.grantOf({
+          provider: "pager",
+          connectedAt: Date.now(),
+          account: "bench-person@example.com",
+          accessToken,
+          refreshToken: "bench-refresh-token",
+          expiresAt: Date.now() + 24 * 3_600_000,
+          scopes: ["read"],
+          tokenType: "Bearer",
+          server: {
+            issuer: "https://identity.pagerduty.com",
+            token_endpoint: "https://identity.pagerduty.com/oauth/token",
+          },
+          clientId: "bench-oauth-client",
+        }),
+      );
     await connect(box.tokens.pager);
-    await serving.rememberClient(PRINCIPAL, CLIENT_ID, false);
+    await serving.clients.remember({ principal: PRINCIPAL, clientId: CLIENT_ID, key: "" }, {});
 
     const tools = code.pagerToolkit.tools;
     const sharedRegistry = code.createToolRegistry(tools, shared);
@@ -145,7 +148,7 @@ async function measure() {
       perUser: () => call(perUserRegistry, PRINCIPAL),
       // What the HTTP layer does for a 2025 client that declared nothing in this request.
       perUser2025: async () => {
-        await serving.recallClient(PRINCIPAL, CLIENT_ID);
+        await serving.clients.recall({ principal: PRINCIPAL, clientId: CLIENT_ID, key: "" });
         await call(perUserRegistry, PRINCIPAL);
       },
     };
@@ -250,6 +253,7 @@ async function bundleTeam(dir) {
         'export { openTeam } from "./src/team/index.ts";',
         'export { openStore } from "./src/team/store/index.ts";',
         'export { storedConnections } from "./src/team/connections.ts";',
+        'export { grantOf } from "./src/credentials/grant.ts";',
         'export { environmentHost } from "./src/host.ts";',
         'export { sandboxFetch } from "@toolkits/core";',
         'export { createToolRegistry } from "@toolkits/core/mcp";',

@@ -20,9 +20,11 @@ async function main(): Promise<void> {
   const cli = program(
     {
       serve,
-      login: async (provider, options) => (await signin()).loginCommand(provider, options),
-      logout: async (provider) => (await signin()).logoutCommand(provider, stderrLogger("info")),
-      authStatus: async () => (await signin()).authStatusCommand(),
+      login: async (provider, options, settings) =>
+        (await signin()).loginCommand(provider, options, settings),
+      logout: async (provider, settings) =>
+        (await signin()).logoutCommand(provider, settings, stderrLogger("info")),
+      authStatus: async (settings) => (await signin()).authStatusCommand(settings),
     },
     VERSION,
   );
@@ -54,7 +56,7 @@ async function serve(options: ServerOptions): Promise<void> {
       state,
     };
     if (options.sandbox) return deferredSandboxHost(toolkits, hostOptions);
-    const host = environmentHost(hostOptions, options.toolkitEnv);
+    const host = environmentHost(hostOptions, options.toolkitEnv, options.tokenFile);
     if (!team) await warnMissingCredentials(toolkits, host);
     return host;
   };

@@ -11,9 +11,9 @@ import {
   tokensFromEnv,
   type UpstreamLimits,
 } from "@toolkits/core";
+import { storedTokens } from "./credentials/local.js";
+import { isOAuthProvider } from "./credentials/providers.js";
 import type { ServerOptions } from "./options/index.js";
-import { PROVIDERS } from "./signin/providers.js";
-import { storedTokens } from "./signin/tokens.js";
 
 /** What every host of this server shares. */
 export interface HostOptions {
@@ -34,9 +34,13 @@ const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
  * way to run; OAuth access tokens fall back to the user's sign-in store (`toolkits-mcp login`) when
  * no `*_ACCESS_TOKEN` is set.
  */
-export function environmentHost(options: HostOptions, env: ServerOptions["toolkitEnv"]): Host {
+export function environmentHost(
+  options: HostOptions,
+  env: ServerOptions["toolkitEnv"],
+  tokenFile: string,
+): Host {
   const fromEnv = tokensFromEnv(env);
-  const fromStore = storedTokens(env, options.logger);
+  const fromStore = storedTokens(tokenFile, options.logger);
   return envHost(env, {
     logger: options.logger,
     maxResultBytes: options.maxResultBytes,
@@ -50,7 +54,7 @@ export function environmentHost(options: HostOptions, env: ServerOptions["toolki
 
 /** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
 function signinAdvice(missing: MissingCredential): string {
-  const canSignIn = missing.kind === "token" && Object.hasOwn(PROVIDERS, missing.provider);
+  const canSignIn = missing.kind === "token" && isOAuthProvider(missing.provider);
   return canSignIn
     ? `${envAdvice(missing)} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
     : envAdvice(missing);

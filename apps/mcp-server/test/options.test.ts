@@ -217,7 +217,6 @@ describe("process.env", () => {
     const readers = readdirSync(src, { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".ts") && readFileSync(join(src, file), "utf8").includes("process.env"))
       .sort();
-    // signin/ is being rewritten to take its settings from ServerOptions.
-    expect(readers).toEqual(["options/table.ts", "signin/index.ts", "signin/store.ts"]);
+    expect(readers).toEqual(["options/table.ts"]);
   });
 });

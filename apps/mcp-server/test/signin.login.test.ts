@@ -3,9 +3,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PROVIDERS } from "../src/credentials/providers.js";
+import { TokenFile, tokenFilePath } from "../src/credentials/token-file.js";
 import { login } from "../src/signin/login.js";
-import { PROVIDERS } from "../src/signin/providers.js";
-import { TokenStore, tokenFilePath } from "../src/signin/store.js";
 import { loginThroughBrowser, type MockIssuer, startMockIssuer } from "./signin/fixtures.js";
 import { freePort, runCli } from "./spawn.js";
 
@@ -76,11 +76,10 @@ describe("toolkits-mcp login", { timeout: 30_000 }, () => {
   });
 
   it("ignores a callback with another state and completes with the right one", async () => {
-    const store = new TokenStore(tokenFilePath({ XDG_CONFIG_HOME: configHome }));
+    const store = new TokenFile(tokenFilePath({ XDG_CONFIG_HOME: configHome }));
     let printed = "";
-    const pager = PROVIDERS.pager;
-    if (!pager) throw new Error("no pager provider");
-    const signingIn = login(pager, pagerEnv(), store, {
+    const client = { issuer: issuer.url, clientId: "toolkits-login-test" };
+    const signingIn = login(PROVIDERS.pager, client, store, {
       openBrowser: false,
       port: 0,
       timeoutMs: 20_000,
@@ -154,10 +153,10 @@ describe("toolkits-mcp login", { timeout: 30_000 }, () => {
 
 describe("PagerDuty regions", () => {
   it("switches the OAuth hosts with PAGER_REGION and refuses an unknown region", () => {
-    expect(PROVIDERS.pager?.server({}).token_endpoint).toBe("https://identity.pagerduty.com/oauth/token");
-    expect(PROVIDERS.pager?.server({ PAGER_REGION: "EU" }).token_endpoint).toBe(
-      "https://identity.eu.pagerduty.com/oauth/token",
+    expect(PROVIDERS.pager.server(undefined).token_endpoint).toBe(
+      "https://identity.pagerduty.com/oauth/token",
     );
-    expect(() => PROVIDERS.pager?.server({ PAGER_REGION: "apac" })).toThrow('PAGER_REGION is "apac"');
+    expect(PROVIDERS.pager.server("EU").token_endpoint).toBe("https://identity.eu.pagerduty.com/oauth/token");
+    expect(() => PROVIDERS.pager.server("apac")).toThrow('PAGER_REGION is "apac"');
   });
 });

@@ -38,7 +38,10 @@ export interface ToolErrorOptions {
   /** HTTP status of the upstream response, when there was one. */
   status?: number;
   cause?: unknown;
-  /** Where the caller connects the missing account (with kind `unauthenticated`). */
+  /**
+   * Where the caller connects the account a call needs (kind `unauthenticated`), or connects it
+   * again to grant a permission it lacks (`forbidden`).
+   */
   connect?: ConnectLink;
 }
 

@@ -1,4 +1,4 @@
-import { xdgFile } from "../files.js";
+import { tokenFilePath } from "../credentials/token-file.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "../team/limits.js";
 import { DEFAULT_STORE_HINT, defaultStorePath } from "../team/store/location.js";
 import { checked, inGroup, integer, oneOf, text } from "./setting.js";
@@ -130,8 +130,8 @@ export const ACCESS = {
   },
   tokenFile: inSignin({
     env: "XDG_CONFIG_HOME",
-    parse: (directory) => xdgFile({ XDG_CONFIG_HOME: directory }, "XDG_CONFIG_HOME", "tokens.json"),
-    default: xdgFile({}, "XDG_CONFIG_HOME", "tokens.json"),
+    parse: (directory) => tokenFilePath({ XDG_CONFIG_HOME: directory }),
+    default: tokenFilePath({}),
     shown: "~/.config",
     help: "`login` keeps its tokens in toolkits-mcp/tokens.json in this directory (a relative one counts as unset)",
   }),

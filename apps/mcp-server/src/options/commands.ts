@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { PROVIDERS, README_SECTION } from "../signin/providers.js";
+import { OAUTH_PROVIDER_IDS, README_SECTION } from "../credentials/providers.js";
 import { integer, oneOf } from "./setting.js";
 import type { Commands, SigninSettings } from "./types.js";
 
 /** The OAuth providers `login` and `logout` know. */
-const SIGNIN_PROVIDERS = Object.keys(PROVIDERS);
+const SIGNIN_PROVIDERS: readonly string[] = OAUTH_PROVIDER_IDS;
 
 /**
  * Adds `login`, `logout` and `auth status` to `root`. `settings` reads their settings (from the

@@ -1,9 +1,19 @@
 import { accessTokenVariable, type Logger, redact } from "@toolkits/core";
+import { isStale, type OAuthGrant } from "../credentials/grant.js";
+import { OAUTH_PROVIDERS, type OAuthClients, type OAuthProvider } from "../credentials/providers.js";
+import { revokeGrant } from "../credentials/renew.js";
+import { TokenFile } from "../credentials/token-file.js";
 import { LOGIN_TIMEOUT_MS, login } from "./login.js";
-import { revoke } from "./oauth.js";
-import { PROVIDERS, type Provider } from "./providers.js";
-import { type SignIn, TokenStore, tokenFilePath } from "./store.js";
-import { isStale } from "./tokens.js";
+
+/** What the sign-in commands are told by the command line and the environment. */
+export interface SignInSettings {
+  /** The token file's path (`tokens.json`). */
+  tokenFile: string;
+  /** This machine's OAuth clients, which `login` signs in with. */
+  oauthClients: OAuthClients;
+  /** The toolkits' variables: `auth status` says when a `<PROVIDER>_ACCESS_TOKEN` overrides a sign-in. */
+  toolkitEnv: Readonly<Record<string, string | undefined>>;
+}
 
 /**
  * `login <provider>`: signs in and stores the tokens. Resolves to the exit code (0 signed in,
@@ -12,10 +22,12 @@ import { isStale } from "./tokens.js";
 export async function loginCommand(
   providerId: string,
   options: { browser: boolean; port: number; timeoutSeconds?: number },
+  settings: SignInSettings,
 ): Promise<number> {
   return reported(async () => {
     const provider = providerNamed(providerId);
-    const signIn = await login(provider, process.env, store(), {
+    const client = settings.oauthClients[provider.id];
+    const signIn = await login(provider, client, new TokenFile(settings.tokenFile), {
       openBrowser: options.browser,
       port: options.port,
       timeoutMs: options.timeoutSeconds ? options.timeoutSeconds * 1000 : LOGIN_TIMEOUT_MS,
@@ -26,18 +38,20 @@ export async function loginCommand(
 }
 
 /** `logout <provider>`: forgets the sign-in, revoking it at the provider where it can. */
-export async function logoutCommand(providerId: string, logger: Logger): Promise<number> {
-  return reported(() => logout(providerNamed(providerId), store(), logger));
+export async function logoutCommand(
+  providerId: string,
+  settings: Pick<SignInSettings, "tokenFile">,
+  logger: Logger,
+): Promise<number> {
+  return reported(() => logout(providerNamed(providerId), new TokenFile(settings.tokenFile), logger));
 }
 
 /** `auth status`: one paragraph per provider, never a token. */
-export async function authStatusCommand(): Promise<number> {
+export async function authStatusCommand(settings: Omit<SignInSettings, "oauthClients">): Promise<number> {
   return reported(async () => {
-    process.stdout.write(await status(store(), process.env));
+    process.stdout.write(await status(new TokenFile(settings.tokenFile), settings.toolkitEnv));
   });
 }
-
-const store = () => new TokenStore(tokenFilePath(process.env));
 
 /** Runs a command, answering 0, or 1 with its error on stderr (redacted: never a token). */
 async function reported(run: () => Promise<void>): Promise<number> {
@@ -50,13 +64,15 @@ async function reported(run: () => Promise<void>): Promise<number> {
   }
 }
 
-function providerNamed(id: string): Provider {
-  const provider = PROVIDERS[id];
-  if (!provider) throw new Error(`Name a provider: ${Object.keys(PROVIDERS).join(" or ")} (got "${id}").`);
+function providerNamed(id: string): OAuthProvider {
+  const provider = OAUTH_PROVIDERS.find((each) => each.id === id);
+  if (!provider) {
+    throw new Error(`Name a provider: ${OAUTH_PROVIDERS.map((each) => each.id).join(" or ")} (got "${id}").`);
+  }
   return provider;
 }
 
-function signedInLine(provider: Provider, signIn: SignIn): string {
+function signedInLine(provider: OAuthProvider, signIn: OAuthGrant): string {
   const parts = [`Signed in to ${provider.title} (scopes: ${signIn.scopes.join(" ") || "none"}).`];
   if (signIn.expiresAt !== undefined) parts.push(`The access token is valid until ${iso(signIn.expiresAt)}.`);
   parts.push(
@@ -67,12 +83,12 @@ function signedInLine(provider: Provider, signIn: SignIn): string {
   return parts.join(" ");
 }
 
-async function logout(provider: Provider, store: TokenStore, logger: Logger): Promise<void> {
+async function logout(provider: OAuthProvider, store: TokenFile, logger: Logger): Promise<void> {
   const signIn = await store.get(provider.id);
   if (!signIn) return void process.stdout.write(`Not signed in to ${provider.title}.\n`);
   let revoked = false;
   try {
-    revoked = await revoke(signIn);
+    revoked = await revokeGrant(signIn);
   } catch (error) {
     logger.warn(
       `could not revoke the ${provider.title} sign-in at ${signIn.server.issuer}; removing it here anyway`,
@@ -88,12 +104,11 @@ async function logout(provider: Provider, store: TokenStore, logger: Logger): Pr
 }
 
 /** One paragraph per provider: connected or not, scopes, expiry, refresh token held; never a token. */
-async function status(store: TokenStore, env: NodeJS.ProcessEnv): Promise<string> {
-  const signIns = await store.all();
+async function status(store: TokenFile, env: SignInSettings["toolkitEnv"]): Promise<string> {
   const now = Date.now();
   const lines = [`Token store: ${store.path}`];
-  for (const provider of Object.values(PROVIDERS)) {
-    const signIn = signIns[provider.id];
+  for (const provider of OAUTH_PROVIDERS) {
+    const signIn = await store.get(provider.id);
     const heading = `${provider.id} (${provider.title})`;
     if (!signIn) {
       lines.push(`${heading}: not signed in (run \`toolkits-mcp login ${provider.id}\`)`);
@@ -111,8 +126,8 @@ async function status(store: TokenStore, env: NodeJS.ProcessEnv): Promise<string
   return `${lines.join("\n")}\n`;
 }
 
-function expiry(signIn: SignIn, now: number): string {
-  if (signIn.expiresAt === undefined) return `issued ${iso(signIn.obtainedAt)}, no expiry given`;
+function expiry(signIn: OAuthGrant, now: number): string {
+  if (signIn.expiresAt === undefined) return `issued ${iso(signIn.connectedAt)}, no expiry given`;
   const minutes = Math.round((signIn.expiresAt - now) / 60_000);
   const when =
     signIn.expiresAt > now

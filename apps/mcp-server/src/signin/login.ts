@@ -1,17 +1,18 @@
-import { redact, Secret } from "@toolkits/core";
+import { redact } from "@toolkits/core";
 import * as oauth from "openid-client";
+import type { OAuthGrant } from "../credentials/grant.js";
+import {
+  authorizationUrl,
+  configure,
+  describeOAuthError,
+  flowSecrets,
+  oauthSetup,
+  redeemCode,
+} from "../credentials/oauth.js";
+import type { OAuthClientConfig, OAuthProvider } from "../credentials/providers.js";
+import type { TokenFile } from "../credentials/token-file.js";
 import { TOOLKITS } from "../toolkits.js";
 import { listenForCallback } from "./loopback.js";
-import {
-  configurationFor,
-  describeOAuthError,
-  discover,
-  type OAuthClient,
-  serverOf,
-  signInFrom,
-} from "./oauth.js";
-import { clientSettings, type Provider } from "./providers.js";
-import type { SignIn, TokenStore } from "./store.js";
 
 /** How long `login` waits for the browser by default, in milliseconds. */
 export const LOGIN_TIMEOUT_MS = 5 * 60_000;
@@ -29,52 +30,40 @@ export interface LoginOptions {
 
 /**
  * Signs in to `provider` with the authorization-code flow and PKCE (S256) through a loopback
- * redirect, and saves the tokens in `store`. Asks for the scopes the composed tools need.
+ * redirect, as the OAuth client `client` describes, and saves the grant in `store`. Asks for the
+ * scopes the composed tools need.
  * @throws Error when the client settings are missing, the user or server refuses, or the browser
  *   does not come back within the timeout; the message says what to do.
  */
 export async function login(
-  provider: Provider,
-  env: NodeJS.ProcessEnv,
-  store: TokenStore,
+  provider: OAuthProvider,
+  client: OAuthClientConfig,
+  store: TokenFile,
   options: LoginOptions,
-): Promise<SignIn> {
-  const settings = clientSettings(provider, env);
-  const client: OAuthClient = {
-    id: settings.clientId,
-    secret:
-      settings.clientSecret === undefined
-        ? undefined
-        : new Secret(`${provider.envPrefix}_OAUTH_CLIENT_SECRET`, settings.clientSecret),
-  };
-  const config = settings.issuer
-    ? await discover(settings.issuer, client)
-    : configurationFor(provider.server(env), client);
+): Promise<OAuthGrant> {
+  const setup = oauthSetup(provider, client);
+  const config = await configure(setup);
   const scopes = provider.scopes(Object.values(TOOLKITS).flatMap((kit) => kit.tools));
-  const verifier = oauth.randomPKCECodeVerifier();
-  const state = oauth.randomState();
-  const loopback = await listenForCallback({ port: options.port, state, timeoutMs: options.timeoutMs });
+  const secrets = flowSecrets();
+  const loopback = await listenForCallback({
+    port: options.port,
+    state: secrets.state,
+    timeoutMs: options.timeoutMs,
+  });
   try {
-    const url = oauth.buildAuthorizationUrl(config, {
-      redirect_uri: loopback.redirectUri,
-      scope: scopes.join(" "),
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      ...provider.authorizationParameters,
+    const url = await authorizationUrl(config, provider, {
+      ...secrets,
+      redirectUri: loopback.redirectUri,
+      scopes,
     });
     options.print(`Open this URL in a browser to sign in to ${provider.title}:\n\n  ${url.href}\n\n`);
     if (options.openBrowser) await openBrowser(url.href);
     const arrival = await loopback.arrival;
     try {
-      const response = await oauth.authorizationCodeGrant(config, arrival.url, {
-        pkceCodeVerifier: verifier,
-        expectedState: state,
-      });
-      const signIn = signInFrom(provider, response, { server: serverOf(config), client, scopes });
-      await store.put(provider.id, signIn);
+      const grant = await redeemCode(config, setup, arrival.url, { ...secrets, scopes });
+      await store.save(grant);
       arrival.answer({ ok: true, message: `Signed in to ${provider.title}.` });
-      return signIn;
+      return grant;
     } catch (error) {
       const message = failure(provider, error);
       arrival.answer({ ok: false, message });
@@ -95,7 +84,7 @@ async function openBrowser(url: string): Promise<void> {
   }
 }
 
-function failure(provider: Provider, error: unknown): string {
+function failure(provider: OAuthProvider, error: unknown): string {
   if (error instanceof oauth.AuthorizationResponseError) {
     return redact(`${provider.title} did not authorize the sign-in: ${describeOAuthError(error)}.`);
   }

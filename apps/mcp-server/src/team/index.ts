@@ -1,12 +1,12 @@
 import { pathToFileURL } from "node:url";
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
+import { PROVIDERS } from "../credentials/providers.js";
 import type { ClientMemory } from "../http/endpoint.js";
 import type { HttpAuthConfig } from "../http-auth.js";
 import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Caller } from "../scope.js";
-import { PROVIDERS } from "../signin/providers.js";
 import { createConnectPages } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
@@ -17,7 +17,14 @@ import { hashKey, openStore, type TeamStore } from "./store/index.js";
 /** What `--credentials per-user` needs of the server's options. */
 export type TeamOptions = Pick<
   ServerOptions,
-  "storeUrl" | "storePath" | "storeKey" | "storeKeyPrevious" | "rateLimits" | "rateLimitWaitMs" | "toolkitEnv"
+  | "storeUrl"
+  | "storePath"
+  | "storeKey"
+  | "storeKeyPrevious"
+  | "rateLimits"
+  | "rateLimitWaitMs"
+  | "oauthClients"
+  | "connectClient"
 >;
 
 /** The per-user parts of a running server, once its store is open. */
@@ -58,7 +65,7 @@ const CLIENT_MEMORY_MS = 30 * 24 * 3_600_000;
  * @throws Error when the store key is missing or malformed, or the store cannot be opened.
  */
 export async function openTeam(options: TeamOptions, logger: Logger): Promise<Team> {
-  const { storeKey: key, toolkitEnv: env } = options;
+  const { storeKey: key } = options;
   if (!key) {
     throw new Error(
       "Per-user credentials are sealed in the store under MCP_STORE_KEY: set it to 32 random bytes in base64 (openssl rand -base64 32).",
@@ -77,12 +84,12 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
   return {
     state: store.state("kit"),
     serve(base, publicUrl, auth, tools) {
-      const connections = storedConnections(store, publicUrl);
+      const connections = storedConnections(store, publicUrl, options.oauthClients);
       const host = perUserHost(
         // The audit trail is written whatever the log level.
         { ...base, audit: auditLog(stderrLogger("info")) },
         {
-          credentials: teamCredentials(store, connections, env),
+          credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
         },
       );
@@ -90,11 +97,14 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         connections,
         store,
         publicUrl,
-        env,
+        issuer: auth?.oauth?.issuer,
+        connectClient: options.connectClient,
+        oauthClients: options.oauthClients,
+        settings: base.settings,
         logger,
         fetch: base.fetch ?? fetch,
         identifyToken: namedTokenPrincipal(auth),
-        scopes: (provider) => PROVIDERS[provider]?.scopes(tools) ?? [],
+        scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
       return { host, pages, clients: clientMemory(store, logger) };
     },

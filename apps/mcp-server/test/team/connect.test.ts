@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Logger, silentLogger } from "@toolkits/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { PROVIDERS } from "../../src/signin/providers.js";
+import type { GrantRecord } from "../../src/credentials/grant.js";
+import { type OAuthClients, PROVIDERS, type ProviderId } from "../../src/credentials/providers.js";
 import { type ConnectDeps, createConnectPages } from "../../src/team/connect/index.js";
-import { type Connections, type ProviderId, storedConnections } from "../../src/team/connections.js";
+import { type Connections, storedConnections } from "../../src/team/connections.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
 import { type Browser, browser, type Page } from "./browser.js";
 import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
@@ -76,7 +77,12 @@ const browsers: Browser[] = [];
 const scanned = new WeakSet<Page>();
 
 const principal = (user: string) => `${idp.url}#${user}`;
-const scopes: ConnectDeps["scopes"] = (provider) => (PROVIDERS[provider]?.scopes([]) ?? []).slice();
+const scopes: ConnectDeps["scopes"] = (provider) => PROVIDERS[provider].scopes([]);
+const noOAuthClients: OAuthClients = { pager: {}, google: {} };
+
+/** A person's connection as the team store holds it (sealed) under its key. */
+const stored = (person: string, provider: ProviderId) =>
+  store.get<GrantRecord>(`tk:conn:${hashKey(person)}:${provider}`);
 
 function newBrowser(user?: string): Browser {
   const created = browser({ user });
@@ -103,28 +109,29 @@ beforeAll(async () => {
     startMockAuthServer(),
     startMockAuthServer(),
   ]);
-  const env: NodeJS.ProcessEnv = {
-    MCP_OAUTH_ISSUER: idp.url,
-    MCP_CONNECT_CLIENT_ID: "connect-client",
-    MCP_CONNECT_CLIENT_SECRET: CONNECT_SECRET,
-    PAGER_OAUTH_CLIENT_ID: "pager-client",
-    PAGER_OAUTH_CLIENT_SECRET: PAGER_SECRET,
-    PAGER_OAUTH_ISSUER: pagerAuth.url,
-    GOOGLE_OAUTH_CLIENT_ID: "google-client",
-    GOOGLE_OAUTH_ISSUER: googleAuth.url,
-    MARKETING_API_URL: MARKETING_URL,
+  const oauthClients: OAuthClients = {
+    pager: { clientId: "pager-client", clientSecret: PAGER_SECRET, issuer: pagerAuth.url },
+    google: { clientId: "google-client", issuer: googleAuth.url },
   };
-  const deps = { store, env, logger, fetch: marketingApi, scopes };
+  const deps = {
+    store,
+    issuer: idp.url,
+    connectClient: { id: "connect-client", secret: CONNECT_SECRET },
+    oauthClients,
+    settings: (name: string) => (name === "MARKETING_API_URL" ? MARKETING_URL : undefined),
+    logger,
+    fetch: marketingApi,
+    scopes,
+  };
   site = await serveFetch((url) => {
-    connections = storedConnections(store, url);
+    connections = storedConnections(store, url, oauthClients);
     return createConnectPages({ ...deps, connections, publicUrl: url });
   });
-  const tokenEnv = { ...env, MCP_OAUTH_ISSUER: undefined };
   tokenSite = await serveFetch((url) => {
-    tokenConnections = storedConnections(store, url);
+    tokenConnections = storedConnections(store, url, oauthClients);
     return createConnectPages({
       ...deps,
-      env: tokenEnv,
+      issuer: undefined,
       connections: tokenConnections,
       publicUrl: url,
       identifyToken: (token) => (token === CAROL_TOKEN ? "token:carol" : undefined),
@@ -186,7 +193,7 @@ describe("connecting an OAuth provider through a link", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain("Connected PagerDuty as alice@example.com");
     expect(page.links).toContain(`${site.url}/connect`);
-    const connection = await connections.get(principal("alice"), "pager");
+    const connection = await stored(principal("alice"), "pager");
     expect(connection).toMatchObject({
       provider: "pager",
       account: "alice@example.com",
@@ -260,7 +267,7 @@ describe("connecting an OAuth provider through a link", () => {
     const consent = googleAuth.authorizations.at(-1);
     expect(consent).toMatchObject({ access_type: "offline", prompt: "consent" });
     expect(consent?.scope?.split(" ")).toContain("https://www.googleapis.com/auth/drive.file");
-    const connection = await connections.get(principal("alice"), "google");
+    const connection = await stored(principal("alice"), "google");
     expect(connection?.account).toBe("alice@example.com");
     expect(connection?.scopes).toEqual(scopes("google"));
     expect(googleAuth.issued).toContain(connection?.accessToken);
@@ -268,7 +275,7 @@ describe("connecting an OAuth provider through a link", () => {
 
   it("refuses Bob Alice's link, using nothing up, and lets Alice use it afterwards", async () => {
     const link = await linkFor(principal("alice"), "pager");
-    await connections.remove(principal("alice"), "pager");
+    await connections.of(principal("alice")).remove("pager");
     const bob = newBrowser("bob");
     const refused = await bob.open(link.url);
 
@@ -277,13 +284,13 @@ describe("connecting an OAuth provider through a link", () => {
       "This link was made for someone else; ask your agent for a new link while signed in as yourself",
     );
     expect(await connections.peek(link.code)).toEqual({ principal: principal("alice"), provider: "pager" });
-    expect(await connections.get(principal("bob"), "pager")).toBeUndefined();
-    expect(await connections.get(principal("alice"), "pager")).toBeUndefined();
+    expect(await stored(principal("bob"), "pager")).toBeUndefined();
+    expect(await stored(principal("alice"), "pager")).toBeUndefined();
 
     const alice = newBrowser("alice");
     const page = await alice.open(link.url);
     expect(page.status).toBe(200);
-    expect(await connections.get(principal("alice"), "pager")).toBeDefined();
+    expect(await stored(principal("alice"), "pager")).toBeDefined();
   });
 
   it("refuses a code the second time", async () => {
@@ -324,7 +331,7 @@ describe("connecting an OAuth provider through a link", () => {
     const alice = newBrowser("alice");
     const bob = newBrowser("bob");
     await bob.open(`${site.url}/connect`);
-    await connections.remove(principal("alice"), "pager");
+    await connections.of(principal("alice")).remove("pager");
     const link = await linkFor(principal("alice"), "pager");
     const paused = await alice.open(link.url, {
       stopBefore: (url) => url.pathname === "/connect/pager/callback",
@@ -335,11 +342,11 @@ describe("connecting an OAuth provider through a link", () => {
     const hijacked = await bob.open(callback);
     expect(hijacked.status).toBe(403);
     expect(hijacked.text).toContain("started by someone else");
-    expect(await connections.get(principal("bob"), "pager")).toBeUndefined();
+    expect(await stored(principal("bob"), "pager")).toBeUndefined();
 
     const finished = await alice.open(callback);
     expect(finished.status).toBe(200);
-    expect(await connections.get(principal("alice"), "pager")).toBeDefined();
+    expect(await stored(principal("alice"), "pager")).toBeDefined();
     expect((await alice.open(callback)).status).toBe(400);
   });
 
@@ -355,7 +362,7 @@ describe("connecting an OAuth provider through a link", () => {
     const denied = await erin.open(callback.href);
     expect(denied.status).toBe(403);
     expect(denied.text).toContain("PagerDuty did not grant access (access_denied)");
-    expect(await connections.get(principal("erin"), "pager")).toBeUndefined();
+    expect(await stored(principal("erin"), "pager")).toBeUndefined();
   });
 });
 
@@ -375,13 +382,13 @@ describe("the marketing form", () => {
       request: "GET /v1/workspaces",
       authorization: `Bearer ${BAD_KEY}`,
     });
-    expect(await connections.get(principal("alice"), "marketing")).toBeUndefined();
+    expect(await stored(principal("alice"), "marketing")).toBeUndefined();
 
     const failed = await alice.submit(refused, { api_key: FAILING_KEY });
     expect(failed.status).toBe(502);
     expect(failed.text).toContain("The key could not be checked");
     expect(failed.text).toContain("Try again");
-    expect(await connections.get(principal("alice"), "marketing")).toBeUndefined();
+    expect(await stored(principal("alice"), "marketing")).toBeUndefined();
 
     const checks = marketingChecks.length;
     const done = await alice.submit(failed, { api_key: GOOD_KEY, region: "us" });
@@ -389,7 +396,7 @@ describe("the marketing form", () => {
     expect(done.text).toContain("Connected Customer.io App API (US region)");
     expect(done.links).toContain(`${site.url}/connect`);
     expect(marketingChecks.length).toBe(checks + 1);
-    expect(await connections.get(principal("alice"), "marketing")).toMatchObject({
+    expect(await stored(principal("alice"), "marketing")).toMatchObject({
       provider: "marketing",
       apiKey: GOOD_KEY,
       region: "us",
@@ -411,7 +418,7 @@ describe("the marketing form", () => {
     });
     expect(stranger.status).toBe(401);
     expect(marketingChecks.length).toBe(checks);
-    expect(await connections.get(principal("frank"), "marketing")).toBeUndefined();
+    expect(await stored(principal("frank"), "marketing")).toBeUndefined();
   });
 });
 
@@ -421,7 +428,7 @@ describe("the connections page", () => {
     expect((await dora.open((await linkFor(principal("dora"), "pager")).url)).status).toBe(200);
     const keyForm = await dora.open((await linkFor(principal("dora"), "marketing")).url);
     expect((await dora.submit(keyForm, { api_key: GOOD_KEY })).status).toBe(200);
-    const pager = await connections.get(principal("dora"), "pager");
+    const pager = await stored(principal("dora"), "pager");
 
     const list = await dora.open(`${site.url}/connect`);
     expect(list.status).toBe(200);
@@ -445,7 +452,7 @@ describe("the connections page", () => {
       token_type_hint: "refresh_token",
       client_id: "pager-client",
     });
-    expect(await connections.get(principal("dora"), "pager")).toBeUndefined();
+    expect(await stored(principal("dora"), "pager")).toBeUndefined();
     expect(logs).toContainEqual({
       level: "info",
       message: "disconnected",
@@ -459,7 +466,7 @@ describe("the connections page", () => {
     const afterPager = await dora.open(`${site.url}/connect`);
     const key = await dora.submit(afterPager, {}, /\/marketing\/disconnect$/);
     expect(key.text).toContain("It still works at Customer.io");
-    expect(await connections.get(principal("dora"), "marketing")).toBeUndefined();
+    expect(await stored(principal("dora"), "marketing")).toBeUndefined();
     expect((await dora.open(`${site.url}/connect`)).text).toContain("No accounts are connected");
   });
 
@@ -471,7 +478,7 @@ describe("the connections page", () => {
     const out = await gus.submit(list, {}, /\/google\/disconnect$/);
     expect(out.status).toBe(200);
     expect(out.text).toContain("Google did not confirm revoking the access");
-    expect(await connections.get(principal("gus"), "google")).toBeUndefined();
+    expect(await stored(principal("gus"), "google")).toBeUndefined();
     expect(logs.some((line) => line.message === "revocation failed")).toBe(true);
   });
 
@@ -480,7 +487,7 @@ describe("the connections page", () => {
     expect((await hal.open((await linkFor(principal("hal"), "pager")).url)).status).toBe(200);
     const refused = await hal.post(`${site.url}/connect/pager/disconnect`, { csrf: random("csrf") });
     expect(refused.status).toBe(400);
-    expect(await connections.get(principal("hal"), "pager")).toBeDefined();
+    expect(await stored(principal("hal"), "pager")).toBeDefined();
   });
 });
 
@@ -501,7 +508,7 @@ describe("signing in with a named static token", () => {
     expect(keyForm.status).toBe(200);
     expect(keyForm.form().action).toBe(`${tokenSite.url}/connect/marketing`);
     expect((await carol.submit(keyForm, { api_key: GOOD_KEY })).status).toBe(200);
-    expect(await tokenConnections.get("token:carol", "marketing")).toMatchObject({ apiKey: GOOD_KEY });
+    expect(await stored("token:carol", "marketing")).toMatchObject({ apiKey: GOOD_KEY });
     expect((await carol.open(`${tokenSite.url}/connect`)).text).toContain("Signed in as carol");
   });
 
@@ -515,12 +522,14 @@ describe("signing in with a named static token", () => {
 });
 
 describe("routing", () => {
-  const pages = (env: NodeJS.ProcessEnv = {}) =>
+  const pages = () =>
     createConnectPages({
-      connections: storedConnections(store, "http://pages.test"),
+      connections: storedConnections(store, "http://pages.test", noOAuthClients),
       store,
       publicUrl: "https://pages.test",
-      env,
+      connectClient: {},
+      oauthClients: noOAuthClients,
+      settings: () => undefined,
       logger,
       fetch: globalThis.fetch,
       scopes,
@@ -544,10 +553,12 @@ describe("routing", () => {
 
   it("marks the session cookie Secure on an https public URL", async () => {
     const handler = createConnectPages({
-      connections: storedConnections(store, "https://pages.test"),
+      connections: storedConnections(store, "https://pages.test", noOAuthClients),
       store,
       publicUrl: "https://pages.test",
-      env: {},
+      connectClient: {},
+      oauthClients: noOAuthClients,
+      settings: () => undefined,
       logger,
       fetch: globalThis.fetch,
       scopes,

@@ -131,7 +131,9 @@ describe.each(LAYOUTS)("team deployment: $name", (layout) => {
   /** The connect link in an answer asking to connect `provider`. */
   function linkIn(answer: Answer, provider: string): string {
     expect(answer.isError, answer.text).toBe(true);
-    expect(answer.text).toMatch(/^unauthenticated: Your .+ (is not connected yet|does not grant)/);
+    expect(answer.text).toMatch(
+      /^(unauthenticated: Your .+ is not connected yet|forbidden: Your .+ does not grant)/,
+    );
     const link = new RegExp(`${d.url}/connect/${provider}\\?code=[\\w-]+`).exec(answer.text)?.[0];
     expect(link, answer.text).toBeTruthy();
     return link ?? "";

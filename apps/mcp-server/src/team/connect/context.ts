@@ -1,12 +1,8 @@
 import type { Logger } from "@toolkits/core";
 import type * as oauth from "openid-client";
+import type { OAuthClients, OAuthProviderId } from "../../credentials/providers.js";
 import type { Connections } from "../connections.js";
 import { hashKey, type TeamStore } from "../store/index.js";
-
-/** The providers connected through OAuth (the marketing App API takes a key instead). */
-export type OAuthProviderId = "pager" | "google";
-export const isOAuthProvider = (provider: string): provider is OAuthProviderId =>
-  provider === "pager" || provider === "google";
 
 /** What the connect pages need from the server that serves them. */
 export interface ConnectDeps {
@@ -15,11 +11,14 @@ export interface ConnectDeps {
   store: TeamStore;
   /** The server's externally visible base URL (`https://mcp.example.com`); redirect URIs are built on it. */
   publicUrl: string;
-  /**
-   * `MCP_OAUTH_ISSUER`, `MCP_CONNECT_CLIENT_ID`/`_SECRET`, the providers' `<PREFIX>_OAUTH_*`,
-   * `MARKETING_API_URL`.
-   */
-  env: NodeJS.ProcessEnv;
+  /** The team's OpenID Connect issuer (`MCP_OAUTH_ISSUER`), where browsers sign in when set. */
+  issuer?: string;
+  /** This server's client at `issuer` (`MCP_CONNECT_CLIENT_ID`, `_SECRET`). */
+  connectClient: { id?: string; secret?: string };
+  /** This deployment's OAuth clients at the upstream providers. */
+  oauthClients: OAuthClients;
+  /** The toolkits' settings, as the host reads them (`MARKETING_API_URL` for the key check). */
+  settings(name: string): string | undefined;
   logger: Logger;
   /** Sends the marketing key check (openid-client uses its own fetch). */
   fetch: typeof fetch;

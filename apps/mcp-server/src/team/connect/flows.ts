@@ -1,5 +1,5 @@
+import type { OAuthProviderId } from "../../credentials/providers.js";
 import { hashKey, type TeamStore } from "../store/index.js";
-import type { OAuthProviderId } from "./context.js";
 
 /** How long a browser has to come back from an authorization server, in milliseconds (10 minutes). */
 export const FLOW_TTL_MS = 10 * 60_000;

@@ -1,8 +1,9 @@
 import { redact } from "@toolkits/core";
-import { CONNECT_PATH, isProviderId, type ProviderId } from "../connections.js";
+import { isOAuthProvider, isProviderId, type ProviderId } from "../../credentials/providers.js";
+import { CONNECT_PATH } from "../connections.js";
 import { isConnectPath } from "../paths.js";
 import { StoreUnavailable } from "../store/index.js";
-import { type ConnectContext, type ConnectDeps, connectContext, isOAuthProvider } from "./context.js";
+import { type ConnectContext, type ConnectDeps, connectContext } from "./context.js";
 import { linkWithoutCode, openLink } from "./link.js";
 import { disconnect, listConnections } from "./manage.js";
 import { submitMarketing } from "./marketing.js";
@@ -12,7 +13,7 @@ import { errorText, finishSignIn, requireSignIn, showSignIn, submitToken } from 
 import { messagePage } from "./templates.js";
 import { finishUpstream } from "./upstream.js";
 
-export type { ConnectDeps, OAuthProviderId } from "./context.js";
+export type { ConnectDeps } from "./context.js";
 export { SESSION_COOKIE } from "./session.js";
 
 /**

@@ -1,6 +1,11 @@
 import { redact } from "@toolkits/core";
-import { PROVIDER_TITLES, type ProviderId } from "../connections.js";
-import { type ConnectContext, isOAuthProvider } from "./context.js";
+import {
+  isOAuthProvider,
+  type OAuthProviderId,
+  PROVIDERS,
+  type ProviderId,
+} from "../../credentials/providers.js";
+import type { ConnectContext } from "./context.js";
 import { marketingForm } from "./marketing.js";
 import { page } from "./respond.js";
 import type { SignedInSession } from "./session.js";
@@ -35,8 +40,8 @@ export async function openLink(
   return upstream ? beginUpstream(ctx, upstream, redeemed.principal) : marketingForm(session);
 }
 
-async function findUpstream(ctx: ConnectContext, provider: "pager" | "google"): Promise<Upstream | Response> {
-  const title = PROVIDER_TITLES[provider];
+async function findUpstream(ctx: ConnectContext, provider: OAuthProviderId): Promise<Upstream | Response> {
+  const title = PROVIDERS[provider].title;
   try {
     return await upstreamFor(ctx, provider);
   } catch (error) {

@@ -1,7 +1,7 @@
-import { PROVIDER_TITLES, type ProviderId } from "../connections.js";
+import { PROVIDERS, type ProviderId } from "../../credentials/providers.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page, readForm } from "./respond.js";
-import { csrfMatches, type SignedInSession } from "./session.js";
+import { page } from "./respond.js";
+import { type SignedInSession, sessionForm } from "./session.js";
 import { connectionsPage, howToDisconnect, messagePage } from "./templates.js";
 import { type Revocation, revokeConnection } from "./upstream.js";
 
@@ -22,13 +22,12 @@ export async function disconnect(
   provider: ProviderId,
   session: SignedInSession,
 ): Promise<Response> {
-  const form = await readForm(request);
-  if (!form || !csrfMatches(session, form)) {
+  if (!(await sessionForm(session, request))) {
     return page(400, messagePage("This form has expired", "Nothing was disconnected.", howToDisconnect));
   }
   const { principal } = session.record;
-  const removed = await ctx.connections.remove(principal, provider);
-  const title = PROVIDER_TITLES[provider];
+  const removed = await ctx.connections.of(principal).remove(provider);
+  const title = PROVIDERS[provider].title;
   if (!removed)
     return page(200, messagePage("Not connected", `${title} was not connected.`, howToDisconnect));
   const revocation = await revokeConnection(ctx, principal, removed);
@@ -40,7 +39,7 @@ export async function disconnect(
 }
 
 function outcome(provider: ProviderId, revocation: Revocation): string {
-  const title = PROVIDER_TITLES[provider];
+  const title = PROVIDERS[provider].title;
   if (revocation === "revoked") return `${title} was told to revoke the access it granted.`;
   if (revocation === "failed") {
     return `It is no longer stored here, but ${title} did not confirm revoking the access; remove this app's access in your ${title} account settings.`;

@@ -1,9 +1,9 @@
 import { redact, Secret } from "@toolkits/core";
 import { API_KEY_SECRET, REGIONS, type Region } from "@toolkits/marketing";
-import type { Connection } from "../connections.js";
+import type { KeyGrant } from "../../credentials/grant.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page, readForm } from "./respond.js";
-import { csrfMatches, type SignedInSession } from "./session.js";
+import { page } from "./respond.js";
+import { type SignedInSession, sessionForm } from "./session.js";
 import { connectedPage, marketingFormPage, messagePage } from "./templates.js";
 
 /** The key check gives up after this long, in milliseconds. */
@@ -25,7 +25,7 @@ export type KeyCheck = "accepted" | "refused" | "failed";
  * `refused` on 401/403; `failed` on any other answer or no answer.
  */
 export async function checkKey(ctx: ConnectContext, key: Secret, region: Region): Promise<KeyCheck> {
-  const base = (ctx.env.MARKETING_API_URL || REGIONS[region]).replace(/\/+$/, "");
+  const base = (ctx.settings("MARKETING_API_URL") || REGIONS[region]).replace(/\/+$/, "");
   try {
     const response = await ctx.fetch(`${base}${CHECK_PATH}`, {
       headers: { authorization: `Bearer ${key.reveal()}`, accept: "application/json" },
@@ -50,8 +50,8 @@ export async function submitMarketing(
   request: Request,
   session: SignedInSession,
 ): Promise<Response> {
-  const form = await readForm(request);
-  if (!form || !csrfMatches(session, form)) {
+  const form = await sessionForm(session, request);
+  if (!form) {
     return page(
       400,
       messagePage(
@@ -83,13 +83,8 @@ export async function submitMarketing(
       "The key could not be checked: Customer.io did not answer as expected, so nothing was saved. Try again in a moment.",
     );
   }
-  const connection: Connection = {
-    provider: "marketing",
-    connectedAt: Date.now(),
-    apiKey: key.reveal(),
-    region,
-  };
-  await ctx.connections.save(session.record.principal, connection);
+  const grant: KeyGrant = { provider: "marketing", connectedAt: Date.now(), apiKey: key, region };
+  await ctx.connections.of(session.record.principal).save(grant);
   ctx.logger.info("connected", { provider: "marketing", principal: principalHash(session.record.principal) });
-  return page(200, connectedPage(connection));
+  return page(200, connectedPage(grant));
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { CONNECT_PATH } from "../connections.js";
 import { hashKey } from "../store/index.js";
 import type { ConnectContext } from "./context.js";
+import { readForm } from "./respond.js";
 
 /** The browser session cookie: an opaque id; the record it names lives in the store. */
 export const SESSION_COOKIE = "toolkits_connect";
@@ -77,6 +78,12 @@ export function csrfMatches(session: Session, form: URLSearchParams): boolean {
   const presented = form.get("csrf");
   if (!presented) return false;
   return timingSafeEqual(digest(presented), digest(session.record.csrf));
+}
+
+/** The fields of a form posted with this session's CSRF token; `undefined` for any other request. */
+export async function sessionForm(session: Session, request: Request): Promise<URLSearchParams | undefined> {
+  const form = await readForm(request);
+  return form && csrfMatches(session, form) ? form : undefined;
 }
 
 const digest = (value: string) => createHash("sha256").update(value).digest();

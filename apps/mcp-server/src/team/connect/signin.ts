@@ -1,6 +1,6 @@
 import { redact, Secret } from "@toolkits/core";
 import * as oauth from "openid-client";
-import { describeOAuthError, discover, type OAuthClient } from "../../signin/oauth.js";
+import { describeOAuthError, discover, type OAuthClient } from "../../credentials/oauth.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
 import { peekFlow, saveFlow, takeFlow } from "./flows.js";
@@ -28,8 +28,8 @@ type Method =
   | { kind: "none"; reason: string };
 
 function signInMethod(ctx: ConnectContext): Method {
-  const { MCP_OAUTH_ISSUER: issuer, MCP_CONNECT_CLIENT_ID: clientId } = ctx.env;
-  const secret = ctx.env.MCP_CONNECT_CLIENT_SECRET;
+  const { issuer, connectClient } = ctx;
+  const { id: clientId, secret } = connectClient;
   if (issuer && clientId) {
     const client = {
       id: clientId,

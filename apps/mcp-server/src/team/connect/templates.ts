@@ -1,4 +1,6 @@
-import { CONNECT_PATH, type Connection, PROVIDER_TITLES } from "../connections.js";
+import type { Grant } from "../../credentials/grant.js";
+import { PROVIDERS } from "../../credentials/providers.js";
+import { CONNECT_PATH } from "../connections.js";
 import { type Html, html } from "./html.js";
 
 // Every value reaches these templates through `html`, which escapes it. None is ever given a
@@ -52,7 +54,7 @@ ${errorLine(error)}
 export function marketingFormPage(csrf: string, options: { error?: string; region?: string } = {}): Html {
   const region = options.region === "eu" ? "eu" : "us";
   return layout(
-    `Connect ${PROVIDER_TITLES.marketing}`,
+    `Connect ${PROVIDERS.marketing.title}`,
     html`<p>Create an App API key in Customer.io (Settings → API Credentials → App API Keys) and paste it
 here. It is checked with one read request, then kept encrypted for your agent's calls.</p>
 ${errorLine(options.error)}
@@ -71,8 +73,8 @@ ${errorLine(options.error)}
 }
 
 /** What was connected, and how to undo it. */
-export function connectedPage(connection: Connection): Html {
-  const title = PROVIDER_TITLES[connection.provider];
+export function connectedPage(connection: Grant): Html {
+  const title = PROVIDERS[connection.provider].title;
   const what =
     connection.provider === "marketing"
       ? `Connected ${title} (${(connection.region ?? "us").toUpperCase()} region).`
@@ -88,12 +90,12 @@ export function connectedPage(connection: Connection): Html {
 /** The person's connections, each with a disconnect button. */
 export function connectionsPage(
   who: string,
-  connections: readonly Connection[],
+  connections: readonly Grant[],
   csrf: string,
   notice?: string,
 ): Html {
   const items = connections.map(
-    (connection) => html`<li><strong>${PROVIDER_TITLES[connection.provider]}</strong>${describe(connection)}
+    (connection) => html`<li><strong>${PROVIDERS[connection.provider].title}</strong>${describe(connection)}
 <form method="post" action="${CONNECT_PATH}/${connection.provider}/disconnect">
 <input type="hidden" name="csrf" value="${csrf}"><button type="submit">Disconnect</button></form></li>`,
   );
@@ -105,10 +107,10 @@ ${connections.length ? html`<ul>${items}</ul>` : html`<p>No accounts are connect
   );
 }
 
-function describe(connection: Connection): Html {
+function describe(connection: Grant): Html {
   const parts = [
     connection.account && `as ${connection.account}`,
-    connection.region && `${connection.region.toUpperCase()} region`,
+    connection.provider === "marketing" && connection.region && `${connection.region.toUpperCase()} region`,
     `connected ${new Date(connection.connectedAt).toISOString().slice(0, 16).replace("T", " ")} UTC`,
   ].filter(Boolean);
   return html` <small>${parts.join(", ")}</small> `;
