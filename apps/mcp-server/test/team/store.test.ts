@@ -482,6 +482,36 @@ describe("openStore", () => {
       );
   });
 
+  it("refuses weak keys (all zeros, a repeated pattern, text) in either setting, saying how to make one", async () => {
+    const weak = [
+      Buffer.alloc(32),
+      Buffer.alloc(32, "ab"),
+      Buffer.from("passwordpasswordpasswordpassword"),
+      Buffer.from(Array.from({ length: 32 }, (_, i) => i % 15)),
+    ].map((bytes) => bytes.toString("base64"));
+    for (const [index, key] of weak.entries()) {
+      const variable = index % 2 ? "MCP_STORE_KEY_PREVIOUS" : "MCP_STORE_KEY";
+      const settings = index % 2 ? { key: KEY, previousKey: key } : { key };
+      const refusal = await openStore(
+        { url: "file:///nonexistent/store.json", ...settings },
+        silentLogger,
+      ).then(
+        () => expect.fail("opened"),
+        (error: Error) => error.message,
+      );
+      expect(refusal).toMatch(
+        new RegExp(
+          `^${variable} must be 32 random bytes in base64 \\(it has only \\d+ different byte values?, so it was not made at random\\); make one with \`openssl rand -base64 32\`\\.$`,
+        ),
+      );
+      expect(refusal).not.toContain(key);
+    }
+    // 16 different values among 32 bytes is already far from random, but allowed: the bar is low.
+    const varied = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7) % 16)).toString("base64");
+    expect(() => parseKey(varied, "MCP_STORE_KEY")).not.toThrow();
+    for (let i = 0; i < 1_000; i++) parseKey(newKey(), "MCP_STORE_KEY");
+  });
+
   it("hashes key name parts into 32 base64url characters", () => {
     expect(hashKey("token:alice")).toMatch(/^[\w-]{32}$/);
     expect(hashKey("token:alice")).toBe(hashKey("token:alice"));

@@ -57,7 +57,7 @@ export function parseKey(value: string, variable: KeyVariable): Buffer {
     ? "it is not base64"
     : bytes.length !== KEY_BYTES
       ? `it decodes to ${bytes.length} bytes`
-      : `it has only ${distinct} different byte values, so it was not made at random`;
+      : `it has only ${distinct} different byte value${distinct === 1 ? "" : "s"}, so it was not made at random`;
   throw new Error(
     `${variable} must be ${KEY_BYTES} random bytes in base64 (${found}); make one with \`openssl rand -base64 32\`.`,
   );
