@@ -7,27 +7,15 @@ import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Logger, silentLogger } from "@toolkits/core";
+import { silentLogger } from "@toolkits/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openFileStore } from "../../src/team/store/file.js";
 import { openStore, StoreUnavailable } from "../../src/team/store/index.js";
 import { FileLocked } from "../../src/team/store/lock.js";
+import { recordingLogger } from "./store-helpers.js";
 
 const KEY = randomBytes(32).toString("base64");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface LogLine {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    void lines.push({ level, message, fields });
-  return { lines, debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-}
 
 /** Whether `promise` settles within `ms` milliseconds. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -2,38 +2,18 @@
 // hung host or a network partition leaves it. Every operation must end within its deadline, and
 // the store must recover by itself once Redis answers again.
 import { randomBytes } from "node:crypto";
-import { type Logger, silentLogger } from "@toolkits/core";
-import { createClient } from "redis";
+import { silentLogger } from "@toolkits/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, StoreUnavailable, type TeamStore, teamStore } from "../../src/team/store/index.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { createSealer } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
+import { recordingLogger, redisInfo } from "./store-helpers.js";
 
 const KEY = randomBytes(32).toString("base64");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Short timings, so the test takes seconds: one operation waits 1 s, a connection may be silent 2 s. */
 const TIMINGS = { commandTimeoutMs: 1_000, silenceTimeoutMs: 2_000, maxReconnectDelayMs: 1_000 };
-
-interface LogLine {
-  level: string;
-  message: string;
-}
-
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-}
-
-/** A number from redis-server's INFO, asked on a connection of its own (counted in it). */
-async function info(url: string, field: "process_id" | "total_connections_received"): Promise<number> {
-  const client = createClient({ url });
-  await client.connect();
-  const text = await client.info();
-  await client.close();
-  return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1]);
-}
 
 /** Milliseconds `operation` took to settle, and how. */
 async function timed(operation: () => Promise<unknown>): Promise<{ ms: number; error: unknown }> {
@@ -59,7 +39,7 @@ let redis: RedisServer;
 let pid: number;
 beforeAll(async () => {
   redis = await startRedis();
-  pid = await info(redis.url, "process_id");
+  pid = await redisInfo(redis.url, "process_id");
 }, INSTALL_TIMEOUT_MS);
 afterAll(async () => {
   process.kill(pid, "SIGCONT");
@@ -84,7 +64,7 @@ describe("the Redis store while Redis is frozen", () => {
     "fails every operation within its deadline, and recovers when it thaws $how",
     async ({ frozenMs, reconnected }) => {
       logger.lines.length = 0;
-      const connections = await info(redis.url, "total_connections_received");
+      const connections = await redisInfo(redis.url, "total_connections_received");
       const limiter = store.rateLimiter({ keyPrefix: "limit:pager", points: 100, durationS: 60 });
       await store.ready();
       process.kill(pid, "SIGSTOP");
@@ -117,7 +97,7 @@ describe("the Redis store while Redis is frozen", () => {
       expect(recoveryMs).toBeLessThan(5_000);
       expect(await store.get("tk:conn:a")).toEqual({ accessToken: "a" });
       // Connections the store made meanwhile (the count includes each INFO's own).
-      const made = (await info(redis.url, "total_connections_received")) - connections - 1;
+      const made = (await redisInfo(redis.url, "total_connections_received")) - connections - 1;
       expect(made > 0).toBe(reconnected);
       const release = await store.tryLock("tk:lock:refresh", 30_000);
       expect(release).toBeTypeOf("function");
@@ -128,8 +108,13 @@ describe("the Redis store while Redis is frozen", () => {
         {
           level: "warn",
           message: "The credential store's Redis stopped answering; calls fail until it answers again.",
+          fields: { store: redis.url, waited_ms: 1_000 },
         },
-        { level: "info", message: "The credential store's Redis connection is back." },
+        {
+          level: "info",
+          message: "The credential store's Redis connection is back.",
+          fields: { store: redis.url },
+        },
       ]);
     },
     30_000,

@@ -7,11 +7,11 @@ import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jsonRpcAnswer } from "../clients.js";
 import { type RunningServer, startHttpServer } from "../spawn.js";
 import { INSTALL_TIMEOUT_MS, startRedis } from "./redis.js";
+import { redisInfo } from "./store-helpers.js";
 
 const TOKEN = randomBytes(20).toString("hex");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,10 +88,7 @@ describe("per-user serving on Redis", () => {
   let pid: number;
   beforeAll(async () => {
     redis = await startRedis();
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    pid = Number(/process_id:(\d+)/.exec(await client.info("server"))?.[1]);
-    await client.close();
+    pid = await redisInfo(redis.url, "process_id");
   }, INSTALL_TIMEOUT_MS);
   afterAll(async () => {
     process.kill(pid, "SIGCONT");

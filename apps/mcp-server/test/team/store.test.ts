@@ -18,26 +18,13 @@ import type { KeyValueStore } from "../../src/team/store/kv.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { keyId, parseKey } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
+import { recordingLogger } from "./store-helpers.js";
 
 const newKey = () => randomBytes(32).toString("base64");
 const KEY = newKey();
 const SECRET = `access-${randomBytes(12).toString("hex")}`;
 const REFRESH = `refresh-${randomBytes(12).toString("hex")}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface LogLine {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-/** A logger that keeps its lines for the test to read. */
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    void lines.push({ level, message, fields });
-  return { lines, debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-}
 
 let redis: RedisServer;
 let dir: string;
@@ -434,6 +421,7 @@ describe("the Redis store", () => {
           store.tryLock("tk:lock:l", 1_000),
           store.state("sheets").get("s"),
           limiter.consume("token:alice"),
+          store.ready(),
         ]);
         for (const call of calls)
           expect(call.status === "rejected" && call.reason).toBeInstanceOf(StoreUnavailable);
@@ -446,6 +434,7 @@ describe("the Redis store", () => {
         .toBe("ok");
       expect(await store.get("tk:conn:b")).toBe(2);
       expect(await limiter.consume("token:alice")).toBe(0);
+      await store.ready();
       expect(logger.lines.map(({ level }) => level)).toEqual(["warn", "info"]);
       expect(logger.lines[0]?.fields).toEqual({
         store: own.url,

@@ -107,14 +107,18 @@ export async function redisStore(
       run(
         async () => Number(await client.eval(REPLACE_IF, { keys: [key], arguments: [expected, value] })) > 0,
       ),
-    keys: (prefix) =>
-      run(async () => {
-        // SCAN walks the keyspace in steps (KEYS would block Redis); it may repeat a key.
-        const found = new Set<string>();
-        for await (const batch of client.scanIterator({ MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }))
-          for (const key of batch) found.add(key);
-        return [...found];
-      }),
+    async keys(prefix) {
+      // SCAN walks the keyspace in steps (KEYS would block Redis), each within the deadline, so a
+      // large keyspace takes more steps rather than failing; it may repeat a key.
+      const found = new Set<string>();
+      let cursor = "0";
+      do {
+        const step = await run(() => client.scan(cursor, { MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }));
+        cursor = step.cursor.toString();
+        for (const key of step.keys) found.add(key.toString());
+      } while (cursor !== "0");
+      return [...found];
+    },
     rateLimiter(options: RateLimiterOptions) {
       const limiter = new RateLimiterRedis({
         storeClient: client,
