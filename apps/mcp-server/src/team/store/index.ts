@@ -17,9 +17,10 @@ export const READY_TIMEOUT_MS = 2_000;
  * The team deployment's store: JSON values sealed with AES-256-GCM under `MCP_STORE_KEY` (each
  * record tagged with its key's id; records sealed under `MCP_STORE_KEY_PREVIOUS` still open and
  * are sealed again under the current key when read), over a file (one process) or Redis (any
- * number of replicas). Every operation on the backend ends within a deadline (5 s; locks included), and rejects with
- * StoreUnavailable when the backend is out of reach, does not answer in time, or (a file) is not a
- * valid store; its message names no path or address secret, as it reaches the people calling.
+ * number of replicas). Every operation on the backend, locks included, ends within a deadline
+ * (5 s), and rejects with StoreUnavailable when the backend is out of reach, does not answer in
+ * time, or (a file) is not a valid store; its message names no file path and no password, as it
+ * reaches the people calling.
  */
 export interface TeamStore {
   /** The value under `key`, opened; `undefined` when absent, expired, or sealed under an unknown key. */
@@ -58,7 +59,7 @@ export interface TeamStore {
    * its lock. Rejects with StoreUnavailable saying why otherwise. For readiness probes (`/readyz`).
    */
   ready(): Promise<void>;
-  /** Waits (within a deadline) for pending writes and closes connections; the store is unusable afterwards. */
+  /** Waits for pending writes (within the deadline), closes connections; the store is unusable then. */
   close(): Promise<void>;
 }
 

@@ -57,8 +57,9 @@ export async function redisStore(
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    // node-redis's own command timeout only covers a command waiting to be sent, not one waiting
-    // for its reply: `run` keeps the deadline instead.
+    // (No commandOptions.timeout: node-redis applies it only while a command waits to be sent, not
+    // while it waits for its reply, so `run` keeps the deadline.) A healthy idle connection answers
+    // a PING every fifth of the silence limit, so only one whose peer went quiet reaches it.
     pingInterval: Math.round(silenceTimeoutMs / 5),
     socket: {
       // One attempt's limit, so a silent host costs a retry rather than the whole wait.
