@@ -4,7 +4,8 @@
 // the compose file against the Compose Specification, each with what a team deployment needs.
 // Prints one line per check and exits 1 when one fails. Other files can be checked instead:
 //   node scripts/check-deploy.mjs [--dockerfile FILE] [--kubernetes DIR] [--compose FILE] [--haproxy FILE]
-// haproxy.cfg is checked with `haproxy -c` where haproxy is installed, and skipped where it is not.
+// haproxy.cfg is checked with `haproxy -c` where haproxy is installed, and skipped where it is not;
+// that it checks replicas on /readyz is checked everywhere.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -154,12 +155,13 @@ function serverDeploymentProblems(deployment) {
   const spec = deployment.spec?.template?.spec ?? {};
   const container = spec.containers?.find((c) => SERVER_IMAGE.test(c.image ?? ""));
   if (!container) return ["no container runs the toolkits-mcp image"];
-  const probes = (probe) => probe?.httpGet?.path === "/healthz";
+  const probes = (probe, path) => probe?.httpGet?.path === path;
   const nonRoot = container.securityContext?.runAsNonRoot ?? spec.securityContext?.runAsNonRoot;
   return [
     (deployment.spec?.replicas ?? 1) < 2 && `${deployment.spec?.replicas ?? 1} replica(s), fewer than 2`,
-    !probes(container.readinessProbe) && "no readiness probe on /healthz",
-    !probes(container.livenessProbe) && "no liveness probe on /healthz",
+    // Readiness follows the store; liveness must not, or a Redis outage restarts every pod.
+    !probes(container.readinessProbe, "/readyz") && "no readiness probe on /readyz",
+    !probes(container.livenessProbe, "/healthz") && "no liveness probe on /healthz",
     nonRoot !== true && "runAsNonRoot is not true",
   ].filter(Boolean);
 }
@@ -192,7 +194,7 @@ async function checkKubernetes(dir) {
       });
     }
   }
-  await run(`${shown(dir)}: the server Deployment (≥2 replicas, /healthz probes, non-root)`, () => {
+  await run(`${shown(dir)}: the server Deployment (≥2 replicas, /readyz, /healthz, non-root)`, () => {
     const server = deployments.filter((d) =>
       d.spec?.template?.spec?.containers?.some((c) => SERVER_IMAGE.test(c.image ?? "")),
     );
@@ -301,6 +303,12 @@ async function checkCompose(file) {
 
 /** `haproxy -c` on the load balancer's configuration, where haproxy is installed (skipped otherwise). */
 function checkHaproxy(file) {
+  // A replica whose store is out of reach must leave the rotation: the checks ask for readiness.
+  const checked = /^\s*http-check\s+send\b.*\buri\s+(\S+)/m.exec(readFileSync(file, "utf8"))?.[1];
+  report(
+    `${shown(file)}: replicas are checked on /readyz`,
+    checked === "/readyz" ? undefined : `http-check asks for ${checked ?? "nothing"}`,
+  );
   const name = `${shown(file)}: haproxy -c accepts it`;
   const found = spawnSync("haproxy", ["-c", "-f", file], { encoding: "utf8" });
   if (found.error?.code === "ENOENT") return console.log(`skip  ${name}: haproxy is not installed`);

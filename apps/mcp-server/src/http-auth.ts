@@ -198,15 +198,22 @@ const STATIC_EXPIRY_SECONDS = 4_102_444_800;
  */
 export const CLOCK_SKEW_SECONDS = 30;
 
+/** Verifies bearer tokens, and tells whether it can (its key set is reachable). */
+export interface TokenVerifier extends OAuthTokenVerifier {
+  /** Whether JWTs can be checked now: the JWKS is cached fresh or fetched within 3 s; true without OAuth. */
+  ready(): Promise<boolean>;
+}
+
 /**
  * Verifies bearer tokens: static tokens by constant-time comparison of their SHA-256 digests,
  * then JWTs by signature (JWKS), issuer, audience, a required expiry and an issue time not in the
  * future. Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
  */
-export function tokenVerifier(config: HttpAuthConfig, logger: Logger): OAuthTokenVerifier {
+export function tokenVerifier(config: HttpAuthConfig, logger: Logger): TokenVerifier {
   const knownToken = staticTokenMatcher(config.staticTokens);
   const keys = config.oauth && remoteKeySet(new URL(config.oauth.jwksUrl), logger);
   return {
+    ready: async () => (keys ? keys.ready() : true),
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       const matched = knownToken(token);
       if (matched) {
@@ -274,12 +281,12 @@ const KEY_SET_FAILURES = new Set(["ERR_JOSE_GENERIC", "ERR_JWKS_TIMEOUT", "ERR_J
  * set is cached, later ones get it at once until `JWKS_RETRY_MS` has passed, rather than each
  * waiting for another fetch to time out. One error is logged per outage.
  */
-function remoteKeySet(url: URL, logger: Logger): JWTVerifyGetKey {
+function remoteKeySet(url: URL, logger: Logger): JWTVerifyGetKey & { ready(): Promise<boolean> } {
   const remote = createRemoteJWKSet(url, { timeoutDuration: JWKS_TIMEOUT_MS });
   let retryAt = 0;
   let down = false;
   const unavailable = () => new KeySetUnavailable(Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)));
-  return async (header, token) => {
+  const getKey: JWTVerifyGetKey = async (header, token) => {
     if (!remote.fresh && Date.now() < retryAt) throw unavailable();
     try {
       const key = await remote(header, token);
@@ -299,4 +306,12 @@ function remoteKeySet(url: URL, logger: Logger): JWTVerifyGetKey {
       throw unavailable();
     }
   };
+  const ready = () =>
+    remote.fresh
+      ? Promise.resolve(true)
+      : remote.reload().then(
+          () => true,
+          () => false,
+        );
+  return Object.assign(getKey, { ready });
 }

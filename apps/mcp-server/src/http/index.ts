@@ -2,7 +2,7 @@ import type { Server as NodeServer } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
-import { authConfig, type HttpAuthConfig, perUserProblem } from "../http-auth.js";
+import { authConfig, type HttpAuthConfig, perUserProblem, tokenVerifier } from "../http-auth.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
@@ -14,6 +14,7 @@ import { authGuard } from "./guards/auth.js";
 import { hostGuard } from "./guards/host.js";
 import { originGuard } from "./guards/origin.js";
 import { isLoopbackHost, listen } from "./listen.js";
+import { readiness } from "./ready.js";
 import { rpcError } from "./respond.js";
 import { METADATA_PATH, route } from "./routes.js";
 
@@ -53,6 +54,7 @@ export async function listenHttp(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
+  const verifier = auth && tokenVerifier(auth, logger);
   const { server, localUrl } = await listen(options, logger);
   const publicUrl = options.publicUrl ?? localUrl;
   const drain = new Drain();
@@ -71,14 +73,11 @@ export async function listenHttp(
       const mcp = mcpEndpoint({
         registry,
         dispatcher: createDispatcher(registry, SERVER_INFO),
-        authenticate: authGuard(
-          {
-            config: auth,
-            resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
-            perUser: serving !== undefined,
-          },
-          logger,
-        ),
+        authenticate: authGuard({
+          verifier,
+          resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
+          perUser: serving !== undefined,
+        }),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
@@ -93,6 +92,7 @@ export async function listenHttp(
         ],
         mcp,
         health: () => ({ status: "ok", tools: registry.listing.length }),
+        ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
         pages,
         connect: serving?.pages,

@@ -14,8 +14,10 @@ export interface Routes {
   /** Host and Origin checks (and CORS); each resolves to whether it answered. */
   guards: readonly ((req: IncomingMessage, res: ServerResponse) => boolean)[];
   mcp(req: IncomingMessage, res: ServerResponse, bodyRead: () => void): Promise<void>;
-  /** `/healthz`'s answer: the process is up. */
+  /** `/healthz`'s answer: the process is up (liveness). */
   health: () => Record<string, unknown>;
+  /** `/readyz`'s answer: what it depends on answers (readiness); `ready: false` is answered 503. */
+  ready: () => Promise<{ ready: boolean } & Record<string, unknown>>;
   /** The protected-resource metadata (RFC 9728), when the server authenticates. */
   metadata?: string;
   /** The toolkits' pages, outside MCP authentication. */
@@ -25,8 +27,8 @@ export interface Routes {
 }
 
 /**
- * Every request's path: 503 while draining, then the guards, then by path `/mcp`, `/healthz` (no
- * authentication), the resource metadata, a toolkit page or a connect page; anything else is
+ * Every request's path: 503 while draining, then the guards, then by path `/mcp`, `/healthz` and
+ * `/readyz` (no authentication), the resource metadata, a toolkit page or a connect page; anything else is
  * answered 404 without reading its body.
  */
 export function route(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -38,6 +40,10 @@ export function route(routes: Routes): (req: IncomingMessage, res: ServerRespons
     const path = pathOf(req);
     if (path === MCP_PATH) return routes.mcp(req, res, bodyRead);
     if (path === "/healthz" && req.method === "GET") return json(res, 200, routes.health());
+    if (path === "/readyz" && req.method === "GET") {
+      const answer = await routes.ready();
+      return json(res, answer.ready ? 200 : 503, answer, answer.ready ? {} : { "retry-after": "5" });
+    }
     if (path === METADATA_PATH && routes.metadata && req.method === "GET")
       return json(res, 200, routes.metadata);
     if (routes.pages?.owns(path)) return routes.pages.serve(req, res);

@@ -41,6 +41,8 @@ export interface Team {
     auth: HttpAuthConfig | undefined,
     tools: readonly AnyToolDefinition[],
   ): TeamServing;
+  /** Settles once the store answers (within a few seconds). @throws StoreUnavailable saying why not. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
       });
       return { host, pages, clients: clientMemory(store, logger) };
     },
+    ready: () => store.ready(),
     close: () => store.close(),
   };
 }

@@ -1,3 +1,7 @@
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { silentLogger } from "@toolkits/core";
 import { describe, expect, it } from "vitest";
 import {
@@ -57,9 +61,14 @@ describe("who is calling, per person", () => {
   });
 
   it("the binary refuses to start per-user without a front door, over stdio, or without MCP_STORE_KEY, saying what to set", async () => {
-    const key = Buffer.alloc(32, 7).toString("base64");
+    const key = randomBytes(32).toString("base64");
     const perUser = ["--credentials", "per-user"];
-    const noDoor = await runCli(["--transport", "http", "--port", "0", ...perUser], { MCP_STORE_KEY: key });
+    // The store opens first: a file of its own in the temporary directory, not one in the home directory.
+    const store = pathToFileURL(join(tmpdir(), `toolkits-auth-${randomBytes(6).toString("hex")}.json`)).href;
+    const noDoor = await runCli(["--transport", "http", "--port", "0", ...perUser], {
+      MCP_STORE_KEY: key,
+      MCP_STORE_URL: store,
+    });
     expect(noDoor.code).toBe(2);
     expect(noDoor.stderr).toContain("set MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL");
     expect(noDoor.stderr).toContain("MCP_HTTP_BEARER_TOKENS=alice:<token>,bob:<token>");

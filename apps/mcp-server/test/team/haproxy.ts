@@ -1,5 +1,5 @@
 // A real HAProxy in front of the server's replicas, as deploy/haproxy.cfg sets it up (round robin,
-// no affinity, health checks on /healthz, a connection refused sent to another replica), with
+// no affinity, readiness checks on /readyz, a connection refused sent to another replica), with
 // fixed loopback backends instead of Docker's resolver and quick checks so a killed replica leaves
 // the rotation within a second. Each answer says which replica served it (`x-replica`).
 import { type ChildProcess, spawn } from "node:child_process";
@@ -67,7 +67,7 @@ frontend toolkits
 backend mcp
   balance roundrobin
   option httpchk
-  http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host localhost
+  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost
   http-check expect status 200
   default-server inter 300ms fall 1 rise 1
   http-response set-header x-replica %s

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { type Logger, silentLogger } from "@toolkits/core";
 import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fileStore } from "../../src/team/store/file.js";
+import { openFileStore } from "../../src/team/store/file.js";
 import {
   defaultStorePath,
   hashKey,
@@ -18,26 +18,13 @@ import type { KeyValueStore } from "../../src/team/store/kv.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { keyId, parseKey } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
+import { recordingLogger } from "./store-helpers.js";
 
 const newKey = () => randomBytes(32).toString("base64");
 const KEY = newKey();
 const SECRET = `access-${randomBytes(12).toString("hex")}`;
 const REFRESH = `refresh-${randomBytes(12).toString("hex")}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface LogLine {
-  level: string;
-  message: string;
-  fields: Record<string, unknown> | undefined;
-}
-
-/** A logger that keeps its lines for the test to read. */
-function recordingLogger(): Logger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    void lines.push({ level, message, fields });
-  return { lines, debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
-}
 
 let redis: RedisServer;
 let dir: string;
@@ -69,7 +56,7 @@ const backends: Backend[] = [
   {
     name: "file",
     url: () => pathToFileURL(storeFile()).href,
-    raw: async () => fileStore(storeFile()),
+    raw: () => openFileStore(storeFile(), silentLogger),
     bytes: () => readFile(storeFile(), "latin1"),
     replicas: false,
   },
@@ -328,35 +315,45 @@ describe.each(backends)("the team store over $name", (backend) => {
 });
 
 describe("the file store", () => {
-  it("writes one 0600 file in a 0700 directory, tightening an existing directory", async () => {
-    const path = join(dir, "loose", "store.json");
-    await mkdir(join(dir, "loose"), { mode: 0o755 });
-    await chmod(join(dir, "loose"), 0o755);
-    const store = fileStore(path);
+  it("writes one 0600 file, in directories it makes 0700, leaving an existing directory's mode alone", async () => {
+    // A shared directory such as /tmp: sticky and writable by everyone.
+    await mkdir(join(dir, "shared"));
+    await chmod(join(dir, "shared"), 0o1777);
+    const inShared = join(dir, "shared", "store.json");
+    const store = await openFileStore(inShared, silentLogger);
     await store.set("k", "v");
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-    expect((await stat(join(dir, "loose"))).mode & 0o777).toBe(0o700);
-    expect(await readdir(join(dir, "loose"))).toEqual(["store.json"]);
+    expect((await stat(inShared)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, "shared"))).mode & 0o7777).toBe(0o1777);
     await store.close();
+    expect(await readdir(join(dir, "shared"))).toEqual(["store.json"]);
+
+    const nested = join(dir, "made", "here", "store.json");
+    const made = await openFileStore(nested, silentLogger);
+    await made.set("k", "v");
+    await made.close();
+    expect((await stat(join(dir, "made"))).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, "made", "here"))).mode & 0o777).toBe(0o700);
+    expect((await stat(nested)).mode & 0o777).toBe(0o600);
   });
 
   it("keeps every one of many concurrent changes, written one file at a time", async () => {
     const path = join(dir, "store.json");
-    const store = fileStore(path);
+    const store = await openFileStore(path, silentLogger);
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.set(`k${i}`, `v${i}`)));
     await Promise.all([store.delete("k0"), store.take("k1"), store.setIfAbsent("k2", "x", 1_000)]);
     await store.close();
-    const reopened = fileStore(path);
+    const reopened = await openFileStore(path, silentLogger);
     const keys = await reopened.keys("k");
     expect(keys).toHaveLength(48);
     expect(await reopened.get("k2")).toBe("v2");
     expect(await reopened.get("k49")).toBe("v49");
-    expect(await readdir(dir)).toEqual(["store.json"]);
     await reopened.close();
+    // No temporary file left behind, and the lock went with the store.
+    expect(await readdir(dir)).toEqual(["store.json"]);
   });
 
   it("replaces a value only while it holds the expected one, keeping its expiry", async () => {
-    const store = fileStore(join(dir, "store.json"));
+    const store = await openFileStore(join(dir, "store.json"), silentLogger);
     await store.set("k", "old", 150);
     expect(await store.replaceIf("k", "other", "new")).toBe(false);
     expect(await store.replaceIf("k", "old", "new")).toBe(true);
@@ -367,15 +364,32 @@ describe("the file store", () => {
     await store.close();
   });
 
-  it("refuses a corrupt file with an error naming it, and reads it once it is fixed", async () => {
+  it("answers a corrupt file as unavailable naming no path, logs the path once, and reads it once it is fixed", async () => {
     const path = join(dir, "store.json");
     await writeFile(path, "{ not json", { mode: 0o600 });
-    const store = fileStore(path);
-    await expect(store.get("k")).rejects.toThrow(`The store ${path} is not valid (not JSON).`);
+    const logger = recordingLogger();
+    const store = await openStore({ url: pathToFileURL(path).href, key: KEY }, logger);
+    const refusal = await store.get("k").catch((error: Error) => error);
+    expect(refusal).toBeInstanceOf(StoreUnavailable);
+    expect((refusal as Error).message).toBe(
+      "The credential store is unreachable (its file is not a valid store).",
+    );
+    await expect(store.ready()).rejects.toThrow(StoreUnavailable);
+    await expect(store.set("k", 1)).rejects.toThrow(StoreUnavailable);
+    expect(logger.lines).toEqual([
+      {
+        level: "warn",
+        message: `The store file ${path} is not valid (not JSON). Move it aside to start with an empty store (everyone connects again).`,
+        fields: { store: path },
+      },
+    ]);
     await writeFile(path, JSON.stringify({ version: 1, entries: { k: "bare" } }));
-    await expect(store.get("k")).rejects.toThrow(/is not valid \(entries\.k: /);
-    await writeFile(path, JSON.stringify({ version: 1, entries: { k: { value: "v" } } }));
-    expect(await store.get("k")).toBe("v");
+    await expect(store.get("k")).rejects.toThrow("(its file is not a valid store)");
+    expect(logger.lines.at(-1)?.message).toMatch(/is not valid \(entries\.k: /);
+    await writeFile(path, JSON.stringify({ version: 1, entries: {} }));
+    await store.ready();
+    await store.set("k", 1);
+    expect(await store.get("k")).toBe(1);
     await store.close();
   });
 
@@ -407,6 +421,7 @@ describe("the Redis store", () => {
           store.tryLock("tk:lock:l", 1_000),
           store.state("sheets").get("s"),
           limiter.consume("token:alice"),
+          store.ready(),
         ]);
         for (const call of calls)
           expect(call.status === "rejected" && call.reason).toBeInstanceOf(StoreUnavailable);
@@ -419,6 +434,7 @@ describe("the Redis store", () => {
         .toBe("ok");
       expect(await store.get("tk:conn:b")).toBe(2);
       expect(await limiter.consume("token:alice")).toBe(0);
+      await store.ready();
       expect(logger.lines.map(({ level }) => level)).toEqual(["warn", "info"]);
       expect(logger.lines[0]?.fields).toEqual({
         store: own.url,
@@ -453,6 +469,36 @@ describe("openStore", () => {
       await expect(openStore({ url, key: KEY }, silentLogger)).rejects.toThrow(
         /^MCP_STORE_URL must be redis:\/\/host:port, rediss:\/\/host:port or file:\/\/\/absolute\/path\.json \(got (`[a-z]+:`|no scheme)\)\.$/,
       );
+  });
+
+  it("refuses weak keys (all zeros, a repeated pattern, text) in either setting, saying how to make one", async () => {
+    const weak = [
+      Buffer.alloc(32),
+      Buffer.alloc(32, "ab"),
+      Buffer.from("passwordpasswordpasswordpassword"),
+      Buffer.from(Array.from({ length: 32 }, (_, i) => i % 15)),
+    ].map((bytes) => bytes.toString("base64"));
+    for (const [index, key] of weak.entries()) {
+      const variable = index % 2 ? "MCP_STORE_KEY_PREVIOUS" : "MCP_STORE_KEY";
+      const settings = index % 2 ? { key: KEY, previousKey: key } : { key };
+      const refusal = await openStore(
+        { url: "file:///nonexistent/store.json", ...settings },
+        silentLogger,
+      ).then(
+        () => expect.fail("opened"),
+        (error: Error) => error.message,
+      );
+      expect(refusal).toMatch(
+        new RegExp(
+          `^${variable} must be 32 random bytes in base64 \\(it has only \\d+ different byte values?, so it was not made at random\\); make one with \`openssl rand -base64 32\`\\.$`,
+        ),
+      );
+      expect(refusal).not.toContain(key);
+    }
+    // 16 different values among 32 bytes is already far from random, but allowed: the bar is low.
+    const varied = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7) % 16)).toString("base64");
+    expect(() => parseKey(varied, "MCP_STORE_KEY")).not.toThrow();
+    for (let i = 0; i < 1_000; i++) parseKey(newKey(), "MCP_STORE_KEY");
   });
 
   it("hashes key name parts into 32 base64url characters", () => {

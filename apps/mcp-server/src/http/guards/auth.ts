@@ -1,14 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthInfo, bearerAuthChallengeResponse } from "@modelcontextprotocol/server";
-import type { Logger } from "@toolkits/core";
-import {
-  authenticate,
-  type HttpAuthConfig,
-  KeySetUnavailable,
-  principalOf,
-  tokenVerifier,
-} from "../../http-auth.js";
+import { authenticate, KeySetUnavailable, principalOf, type TokenVerifier } from "../../http-auth.js";
 import { ANONYMOUS, type Caller } from "../../scope.js";
 import { rpcError, sendResponse } from "../respond.js";
 
@@ -20,8 +13,8 @@ export interface Authenticated {
 
 /** What the front door checks. */
 export interface AuthPolicy {
-  /** The tokens accepted; undefined means no authentication (loopback only). */
-  config: HttpAuthConfig | undefined;
+  /** Checks the tokens accepted; undefined means no authentication (loopback only). */
+  verifier: TokenVerifier | undefined;
   /**
    * Where a 401 points clients for the protected-resource metadata; undefined when there is no
    * authorization server (static tokens only), so clients are not sent looking for one.
@@ -39,10 +32,8 @@ export interface AuthPolicy {
  */
 export function authGuard(
   policy: AuthPolicy,
-  logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<Authenticated | undefined> {
-  const verifier = policy.config && tokenVerifier(policy.config, logger);
-  const { resourceMetadataUrl } = policy;
+  const { verifier, resourceMetadataUrl } = policy;
   return async (req, res) => {
     if (!verifier) return { caller: ANONYMOUS };
     let authInfo: AuthInfo;

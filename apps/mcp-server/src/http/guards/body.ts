@@ -7,7 +7,7 @@ const INVALID_REQUEST = -32600;
 /** How long a refused request's body may still be read and dropped after the answer, in milliseconds. */
 const LINGER_MS = 5_000;
 /** How long a client may pause in sending it before the connection ends anyway, in milliseconds. */
-const LINGER_IDLE_MS = 500;
+const LINGER_IDLE_MS = 1_000;
 /** How much of a refused request's body is read and dropped after the answer, at most, in bytes. */
 const LINGER_BYTES = 32 * 1024 * 1024;
 

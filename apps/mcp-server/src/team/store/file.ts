@@ -1,34 +1,44 @@
 import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Logger } from "@toolkits/core";
 import { RateLimiterMemory } from "rate-limiter-flexible";
-import { z } from "zod";
-import { writePrivateFile } from "../../files.js";
+import { privateDirectory, writePrivateFile } from "../../files.js";
+import { withDeadline } from "./deadline.js";
+import { type Entry, formatEntries, parseEntries } from "./file-format.js";
 import { type KeyValueStore, type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 import { wrapLimiter } from "./limiter.js";
+import { FileLock, FileLocked, type FileLockOptions } from "./lock.js";
 
-/** The file: `{ "version": 1, "entries": { "<key>": { "value": "…", "expiresAt": <epoch ms>? } } }`. */
-const fileSchema = z.object({
-  version: z.literal(1),
-  entries: z.record(z.string(), z.object({ value: z.string(), expiresAt: z.number().optional() })),
-});
-
-interface Entry {
-  value: string;
-  /** Epoch milliseconds; absent for a value that never expires. */
-  expiresAt?: number;
+/** Options for `openFileStore`; the defaults suit production, tests shorten them. */
+export interface FileStoreOptions extends FileLockOptions {
+  /** How long one operation may wait for the file system, in milliseconds (default 5 000). */
+  timeoutMs?: number;
+  /** The clock, in epoch milliseconds. */
+  now?: () => number;
 }
 
 /**
- * A KeyValueStore in one JSON file, for a single process (which owns the file: it is read once, on
- * first use, and then kept in memory). Every change is written before its promise resolves: the
- * whole file is replaced atomically (a temporary file in the same directory, fsync, rename), mode
- * 0600 in a 0700 directory, and changes made while a write is under way share the next one.
- * Expired entries read as absent and are dropped from the next write. Rate limits count in this
- * process's memory (one process owns the file, so that is every process there is).
- * Methods reject with an Error naming the file when it is not a valid store, and with
- * StoreUnavailable when it cannot be written.
+ * Opens a KeyValueStore in one JSON file, for a single process, which owns the file: it is read
+ * once, on first use, and then kept in memory. Opening creates the file's directory when missing
+ * (mode 0700; an existing directory keeps its mode) and takes the file's lock (`FileLock`), so a
+ * second process is refused instead of each overwriting the other's changes. Every change is
+ * written before its promise resolves: the whole file is replaced atomically (a temporary file in
+ * the same directory, fsync, rename), mode 0600, and changes made while a write is under way share
+ * the next one. Expired entries read as absent and are dropped from the next write. Rate limits
+ * count in this process's memory (one process owns the file, so that is every process there is).
+ * Methods reject with StoreUnavailable naming no path (callers' errors reach people) when the file
+ * cannot be read or written, is not a valid store, is locked by another process, or does not
+ * answer within `timeoutMs`; the path and what to do go to `logger`, once until it works again.
+ * @throws FileLocked when another process holds the file; the file system's error when its
+ *   directory cannot be made or its lock taken.
  */
-export function fileStore(path: string, now: () => number = Date.now): KeyValueStore {
-  return new FileStore(path, now);
+export async function openFileStore(
+  path: string,
+  logger: Logger,
+  options: FileStoreOptions = {},
+): Promise<KeyValueStore> {
+  await privateDirectory(dirname(path));
+  return new FileStore(path, logger, await FileLock.take(path, logger, options), options);
 }
 
 class FileStore implements KeyValueStore {
@@ -37,13 +47,24 @@ class FileStore implements KeyValueStore {
   #pending: Promise<void> | undefined;
   /** The tail of the write queue: writes run one at a time, in order. */
   #writes: Promise<void> = Promise.resolve();
+  /** Whether the last write failed, leaving changes in memory only. */
+  #unwritten = false;
   #closed = false;
   #limiters = new Map<string, RateLimiter>();
+  /** The problem last logged, so it is logged once until the file works again. */
+  #reported: string | undefined;
+  readonly now: () => number;
+  readonly timeoutMs: number;
 
   constructor(
     readonly path: string,
-    readonly now: () => number,
-  ) {}
+    readonly logger: Logger,
+    readonly lock: FileLock,
+    options: FileStoreOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+  }
 
   async get(key: string): Promise<string | undefined> {
     return this.#live(await this.#load(), key)?.value;
@@ -122,9 +143,20 @@ class FileStore implements KeyValueStore {
     return limiter;
   }
 
+  async ready(timeoutMs: number): Promise<void> {
+    const check = async () => {
+      const entries = await this.#load();
+      // Changes whose write failed are written now, so the store is ready again once the disk is.
+      if (this.#unwritten) await this.#flush(entries);
+    };
+    await withDeadline(check(), timeoutMs, () => this.#late(timeoutMs));
+  }
+
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    await this.#writes;
+    await withDeadline(this.#writes, this.timeoutMs, () => this.#late(this.timeoutMs)).catch(() => {});
+    await this.lock.release();
   }
 
   #entry(value: string, ttlMs: number | undefined): Entry {
@@ -141,6 +173,15 @@ class FileStore implements KeyValueStore {
 
   #load(): Promise<Map<string, Entry>> {
     if (this.#closed) return Promise.reject(new Error(`The store ${this.path} is closed.`));
+    return withDeadline(this.#loaded(), this.timeoutMs, () => this.#late(this.timeoutMs));
+  }
+
+  async #loaded(): Promise<Map<string, Entry>> {
+    if (await this.#owned()) {
+      // Another process may have written the file meanwhile: read it again once the queued writes are out.
+      await this.#writes;
+      this.#entries = undefined;
+    }
     if (!this.#entries) {
       this.#entries = this.#read();
       // A failed read (a corrupt file) is tried again on the next call, once someone fixed it.
@@ -156,23 +197,14 @@ class FileStore implements KeyValueStore {
     try {
       text = await readFile(this.path, "utf8");
     } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException;
+      const code = errorCode(error);
       if (code === "ENOENT") return new Map();
-      throw new Error(`Cannot read the store ${this.path}: ${code ?? message}.`, { cause: error });
+      throw this.#unavailable(`cannot be read (${code})`, `cannot be read: ${code}.`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw invalidStore(this.path, "not JSON");
-    }
-    const parsed = fileSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      // Zod's messages name the path and the expected type, never the value.
-      throw invalidStore(this.path, issue ? `${issue.path.join(".")}: ${issue.message}` : "unreadable");
-    }
-    return new Map(Object.entries(parsed.data.entries));
+    const entries = parseEntries(text);
+    if (!(entries instanceof Map)) throw this.#invalid(entries.invalid);
+    this.#reported = undefined;
+    return entries;
   }
 
   /** Resolves once the changes made so far are on disk. */
@@ -186,25 +218,66 @@ class FileStore implements KeyValueStore {
       this.#pending = pending;
       this.#writes = pending.catch(() => {});
     }
-    return this.#pending;
+    return withDeadline(this.#pending, this.timeoutMs, () => this.#late(this.timeoutMs));
   }
 
   async #write(entries: Map<string, Entry>): Promise<void> {
-    const now = this.now();
-    const live = [...entries].filter(([, entry]) => entry.expiresAt === undefined || entry.expiresAt > now);
-    const text = `${JSON.stringify({ version: 1, entries: Object.fromEntries(live) })}\n`;
     try {
-      await writePrivateFile(this.path, text);
+      await writePrivateFile(this.path, formatEntries(entries, this.now()));
     } catch (error) {
       // The change stays in memory and goes out with the next write that succeeds.
-      const { code, message } = error as NodeJS.ErrnoException;
-      throw new StoreUnavailable(`cannot write ${this.path}: ${code ?? message}`, { cause: error });
+      this.#unwritten = true;
+      const code = errorCode(error);
+      throw this.#unavailable(
+        `cannot be written (${code})`,
+        `cannot be written: ${code}. Changes are kept in memory until a write succeeds.`,
+      );
     }
+    this.#unwritten = false;
+    this.#reported = undefined;
+  }
+
+  /** Resolves to whether the file's lock was taken again (see FileLock.held), as StoreUnavailable. */
+  async #owned(): Promise<boolean> {
+    try {
+      return await this.lock.held();
+    } catch (error) {
+      if (error instanceof FileLocked)
+        throw this.#unavailable("is in use by another process", "is locked by another process.");
+      const code = errorCode(error);
+      throw this.#unavailable(`cannot be locked (${code})`, `cannot be locked: ${code}.`);
+    }
+  }
+
+  #invalid(reason: string): StoreUnavailable {
+    return this.#unavailable(
+      "is not a valid store",
+      `is not valid (${reason}). Move it aside to start with an empty store (everyone connects again).`,
+    );
+  }
+
+  #late(timeoutMs: number): StoreUnavailable {
+    return this.#unavailable(
+      `did not answer within ${timeoutMs} ms`,
+      `did not answer within ${timeoutMs} ms: is its file system hung?`,
+    );
+  }
+
+  /**
+   * The error for callers, naming no path since it reaches people (`its file <problem>`); the
+   * operator's log line names the file (`The store file <path> <detail>`), once until it works again.
+   */
+  #unavailable(problem: string, detail: string): StoreUnavailable {
+    if (this.#reported !== detail) {
+      this.#reported = detail;
+      this.logger.warn(`The store file ${this.path} ${detail}`, { store: this.path });
+    }
+    return new StoreUnavailable(`its file ${problem}`);
   }
 }
 
-function invalidStore(path: string, reason: string): Error {
-  return new Error(
-    `The store ${path} is not valid (${reason}). Move it aside to start with an empty store (everyone connects again).`,
-  );
+/** A file system error's code (`ENOENT`), or its message when it has none. */
+function errorCode(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return code ?? message;
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
-import { fileStore } from "./file.js";
+import { openFileStore } from "./file.js";
 import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
@@ -9,11 +9,17 @@ import { createSealer, type Sealer } from "./sealed.js";
 export { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 export { defaultStorePath } from "./location.js";
 
+/** How long `TeamStore.ready` waits for the store, in milliseconds: below a readiness probe's own timeout. */
+export const READY_TIMEOUT_MS = 2_000;
+
 /**
  * The team deployment's store: JSON values sealed with AES-256-GCM under `MCP_STORE_KEY` (each
  * record tagged with its key's id; records sealed under `MCP_STORE_KEY_PREVIOUS` still open and
  * are sealed again under the current key when read), over a file (one process) or Redis (any
- * number of replicas). Every method rejects with StoreUnavailable when the backend is out of reach.
+ * number of replicas). Every operation on the backend, locks included, ends within a deadline
+ * (5 s), and rejects with StoreUnavailable when the backend is out of reach, does not answer in
+ * time, or (a file) is not a valid store; its message names no file path and no password, as it
+ * reaches the people calling.
  */
 export interface TeamStore {
   /** The value under `key`, opened; `undefined` when absent, expired, or sealed under an unknown key. */
@@ -46,7 +52,13 @@ export interface TeamStore {
    * hashed (they may be session ids) under `tk:kit:<prefix>:`.
    */
   state(prefix: string): StateStore;
-  /** Waits for pending writes and closes connections; the store is unusable afterwards. */
+  /**
+   * Resolves when the store can serve right now, checked within READY_TIMEOUT_MS (2 s): Redis
+   * answers PING; the file reads as a valid store, its changes are written and this process holds
+   * its lock. Rejects with StoreUnavailable saying why otherwise. For readiness probes (`/readyz`).
+   */
+  ready(): Promise<void>;
+  /** Waits for pending writes (within the deadline), closes connections; the store is unusable then. */
   close(): Promise<void>;
 }
 
@@ -72,8 +84,9 @@ export function hashKey(value: string): string {
  * Opens the store `settings` describe: the file at `file:///abs/path.json`, or Redis at
  * `redis://…` / `rediss://…`.
  * @throws Error naming MCP_STORE_KEY or MCP_STORE_KEY_PREVIOUS when a key is not 32 bytes of
- *   base64; Error naming MCP_STORE_URL when the URL is neither; StoreUnavailable when Redis
- *   does not answer within 10 seconds.
+ *   base64 or is weak (see `parseKey`); Error naming MCP_STORE_URL when the URL is neither;
+ *   StoreUnavailable when Redis does not answer within 10 seconds; FileLocked when another
+ *   process has the store file; the file system's error when the file's directory cannot be made.
  */
 export async function openStore(settings: StoreSettings, logger: Logger): Promise<TeamStore> {
   // The keys first: a bad one is refused before anything connects.
@@ -85,7 +98,7 @@ async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> 
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === "redis" || scheme === "rediss") return redisStore(url, logger);
   // Only the `file:///` form: URL parsing would read `file:store.json` as `/store.json`.
-  if (scheme === "file" && /^file:\/\/\//i.test(url)) return fileStore(fileURLToPath(url));
+  if (scheme === "file" && /^file:\/\/\//i.test(url)) return openFileStore(fileURLToPath(url), logger);
   // Only the scheme is echoed: the rest may hold a password.
   const given = scheme ? `\`${scheme}:\`` : "no scheme";
   throw new Error(
@@ -145,6 +158,7 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
         delete: (key) => store.delete(name(key)),
       };
     },
+    ready: () => kv.ready(READY_TIMEOUT_MS),
     close: () => kv.close(),
   };
   return store;

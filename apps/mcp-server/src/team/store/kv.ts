@@ -3,7 +3,8 @@
  * backends implement it: a file for one process (`file.ts`) and Redis for any number of replicas
  * (`redis.ts`). Values arrive already sealed (`sealed.ts`); key names never hold a credential, a
  * code or a person's identity in the clear (callers hash those).
- * Every method rejects with StoreUnavailable when the backend cannot be reached.
+ * Every method ends within a deadline, and rejects with StoreUnavailable when the backend cannot be
+ * reached or does not answer in time.
  */
 export interface KeyValueStore {
   /** The value under `key`; `undefined` when absent or expired. */
@@ -28,7 +29,13 @@ export interface KeyValueStore {
   keys(prefix: string): Promise<string[]>;
   /** A limiter whose counters live in this store, shared by every process using it. */
   rateLimiter(options: RateLimiterOptions): RateLimiter;
-  /** Closes connections and flushes; the store is unusable afterwards. */
+  /**
+   * Resolves when the backend can serve right now, checked within `timeoutMs` milliseconds
+   * (Redis answers PING; the file reads as a store, its changes are written and this process
+   * holds its lock); rejects with StoreUnavailable saying why otherwise.
+   */
+  ready(timeoutMs: number): Promise<void>;
+  /** Closes connections and flushes, within a deadline; the store is unusable afterwards. */
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from "@toolkits/core";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { createClient, ErrorReply } from "redis";
+import { withDeadline } from "./deadline.js";
 import { type KeyValueStore, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 import { wrapLimiter } from "./limiter.js";
 
@@ -10,8 +11,16 @@ export interface RedisStoreOptions {
   connectTimeoutMs?: number;
   /** The longest pause between reconnection attempts, in milliseconds (default 3 000). */
   maxReconnectDelayMs?: number;
-  /** How long one command may take before it fails as StoreUnavailable, in milliseconds (default 5 000). */
+  /**
+   * How long one operation may wait for Redis before it fails as StoreUnavailable, in milliseconds
+   * (default 5 000).
+   */
   commandTimeoutMs?: number;
+  /**
+   * How long the connection may stay silent before it is dropped and made again, in milliseconds
+   * (default 10 000); an idle connection is kept talking by a PING every fifth of it.
+   */
+  silenceTimeoutMs?: number;
 }
 
 // Removes the key only while it holds the caller's value: a lock released by its owner alone.
@@ -28,8 +37,12 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN
  * rejects with StoreUnavailable when there is none within `connectTimeoutMs`. After that the
  * client reconnects forever (exponential backoff up to `maxReconnectDelayMs`); while it is
  * disconnected every method rejects with StoreUnavailable at once (nothing is queued), and
- * works again as soon as Redis is back. The drop and the recovery are logged once each (never a
- * value, never the URL's password). Rate limits count in Redis, shared by every replica.
+ * works again as soon as Redis is back. An operation Redis does not answer within
+ * `commandTimeoutMs` (a frozen server, a hung host, a partition) rejects with StoreUnavailable;
+ * from then on operations reject at once until Redis answers again, and a connection silent for
+ * `silenceTimeoutMs` is made again, so a dead peer is left behind. The drop and the recovery are
+ * logged once each (never a value, never the URL's password). Rate limits count in Redis, shared
+ * by every replica.
  */
 export async function redisStore(
   url: string,
@@ -39,43 +52,38 @@ export async function redisStore(
   const where = describe(url);
   const maxDelay = options.maxReconnectDelayMs ?? 3_000;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
+  const silenceTimeoutMs = options.silenceTimeoutMs ?? 10_000;
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs ?? 5_000 },
+    // (No commandOptions.timeout: node-redis applies it only while a command waits to be sent, not
+    // while it waits for its reply, so `run` keeps the deadline.) A healthy idle connection answers
+    // a PING every fifth of the silence limit, so only one whose peer went quiet reaches it.
+    pingInterval: Math.round(silenceTimeoutMs / 5),
     socket: {
       // One attempt's limit, so a silent host costs a retry rather than the whole wait.
       connectTimeout: Math.min(connectTimeoutMs, 5_000),
+      // TCP may take many minutes to give up on a peer that vanished; Redis stays silent no longer.
+      socketTimeout: silenceTimeoutMs,
       // Never gives up: a replica outlives a Redis restart or failover without restarting itself.
       // The jitter keeps many replicas from reconnecting in step.
       reconnectStrategy: (retries) =>
         Math.min(50 * 2 ** Math.min(retries, 16), maxDelay) + Math.floor(Math.random() * 100),
     },
   });
-  let lastError: unknown;
-  let state: "connecting" | "up" | "down" | "closed" = "connecting";
-  client.on("error", (error: unknown) => {
-    lastError = error;
-    if (state !== "up") return;
-    state = "down";
-    logger.warn("The credential store's Redis connection dropped; reconnecting.", {
-      store: where,
-      reason: reason(error),
-    });
-  });
-  client.on("ready", () => {
-    if (state === "down") logger.info("The credential store's Redis connection is back.", { store: where });
-    if (state !== "closed") state = "up";
-  });
+  const health = connectionHealth(where, logger);
+  client.on("error", (error: unknown) => health.dropped(error));
+  client.on("ready", () => health.answered());
 
-  await connect(client, connectTimeoutMs, where, () => lastError);
+  await connect(client, connectTimeoutMs, where, () => health.lastError);
 
-  /** Runs one command, turning connection trouble into StoreUnavailable. */
-  const run = async <T>(command: () => Promise<T>): Promise<T> => {
-    if (state === "closed") throw new Error(`The store ${where} is closed.`);
-    if (!client.isReady) throw new StoreUnavailable(`${where} is not connected`, { cause: lastError });
+  /** Runs one operation within `timeoutMs`, turning connection trouble into StoreUnavailable. */
+  const run = async <T>(command: () => Promise<T>, timeoutMs = commandTimeoutMs): Promise<T> => {
+    health.check(client.isReady);
+    const reply = command();
     try {
-      return await command();
+      return await withDeadline(reply, timeoutMs, () => health.silent(reply, timeoutMs));
     } catch (error) {
       throw unavailable(error, where);
     }
@@ -100,14 +108,18 @@ export async function redisStore(
       run(
         async () => Number(await client.eval(REPLACE_IF, { keys: [key], arguments: [expected, value] })) > 0,
       ),
-    keys: (prefix) =>
-      run(async () => {
-        // SCAN walks the keyspace in steps (KEYS would block Redis); it may repeat a key.
-        const found = new Set<string>();
-        for await (const batch of client.scanIterator({ MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }))
-          for (const key of batch) found.add(key);
-        return [...found];
-      }),
+    async keys(prefix) {
+      // SCAN walks the keyspace in steps (KEYS would block Redis), each within the deadline, so a
+      // large keyspace takes more steps rather than failing; it may repeat a key.
+      const found = new Set<string>();
+      let cursor = "0";
+      do {
+        const step = await run(() => client.scan(cursor, { MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }));
+        cursor = step.cursor.toString();
+        for (const key of step.keys) found.add(key.toString());
+      } while (cursor !== "0");
+      return [...found];
+    },
     rateLimiter(options: RateLimiterOptions) {
       const limiter = new RateLimiterRedis({
         storeClient: client,
@@ -117,16 +129,84 @@ export async function redisStore(
         points: options.points,
         duration: options.durationS,
       });
-      return wrapLimiter(limiter, (error) => unavailable(error, where));
+      const counted = wrapLimiter(limiter, (error) => unavailable(error, where));
+      return { consume: (key) => run(() => counted.consume(key)) };
     },
+    ready: (timeoutMs) =>
+      run(async () => {
+        await client.ping();
+      }, timeoutMs),
     async close() {
-      if (state === "closed") return;
-      state = "closed";
-      // close() waits for replies already asked for; destroy() when the connection is gone anyway.
-      if (client.isReady) await client.close().catch(() => client.destroy());
-      else client.destroy();
+      const was = health.close();
+      if (was === "closed") return;
+      // close() waits for the replies already asked for, which a silent Redis never sends.
+      if (was === "silent" || !client.isReady) return client.destroy();
+      await withDeadline(client.close(), commandTimeoutMs, () => new Error("no answer")).catch(() =>
+        client.destroy(),
+      );
     },
   };
+}
+
+/**
+ * The connection's state as operations see it, and its log lines: a drop or a silence is logged
+ * once (a warning), and so is the recovery (info).
+ */
+function connectionHealth(where: string, logger: Logger) {
+  let state: "connecting" | "up" | "silent" | "down" | "closed" = "connecting";
+  let lastError: unknown;
+  const health = {
+    get lastError() {
+      return lastError;
+    },
+    /** Throws what an operation should reject with now, if anything. */
+    check(ready: boolean) {
+      if (state === "closed") throw new Error(`The store ${where} is closed.`);
+      // Nothing is sent while Redis is silent: a quiet connection is what lets it time out.
+      if (state === "silent") throw new StoreUnavailable(`${where} is not answering`, { cause: lastError });
+      if (!ready) throw new StoreUnavailable(`${where} is not connected`, { cause: lastError });
+    },
+    /** The connection failed (node-redis reconnects by itself). */
+    dropped(error: unknown) {
+      lastError = error;
+      if (state === "up")
+        logger.warn("The credential store's Redis connection dropped; reconnecting.", {
+          store: where,
+          reason: reason(error),
+        });
+      if (state === "up" || state === "silent") state = "down";
+    },
+    /** Redis answered: the first connection, a reconnection, or a reply it had been keeping. */
+    answered() {
+      if (state === "down" || state === "silent")
+        logger.info("The credential store's Redis connection is back.", { store: where });
+      if (state !== "closed") state = "up";
+    },
+    /** `reply` missed its deadline of `timeoutMs`: the error for its caller. */
+    silent(reply: Promise<unknown>, timeoutMs: number): StoreUnavailable {
+      const error = new StoreUnavailable(`${where} did not answer within ${timeoutMs} ms`);
+      if (state !== "up") return error;
+      state = "silent";
+      lastError = error;
+      logger.warn("The credential store's Redis stopped answering; calls fail until it answers again.", {
+        store: where,
+        waited_ms: timeoutMs,
+      });
+      // Redis answers in order: once this reply comes, it answers again.
+      reply.then(
+        () => health.answered(),
+        (failure: unknown) => failure instanceof ErrorReply && health.answered(),
+      );
+      return error;
+    },
+    /** Marks the store closed; returns the state it was in. */
+    close() {
+      const was = state;
+      state = "closed";
+      return was;
+    },
+  };
+  return health;
 }
 
 /** Waits for the first connection; on timeout gives up on the client and says why. */

@@ -36,14 +36,28 @@ export interface Sealer {
 }
 
 /**
- * Decodes a store key: 32 bytes in base64 (or base64url), as `openssl rand -base64 32` prints.
- * @throws Error naming `variable` (never the value) when it is not exactly that.
+ * The fewest different byte values a key may have. 32 random bytes have about 30; fewer than 16
+ * happens to one random key in 3·10^16, but to every key made by hand (all zeros, a repeated
+ * pattern, text).
+ */
+const MIN_DISTINCT_BYTES = 16;
+
+/**
+ * Decodes a store key: 32 random bytes in base64 (or base64url), as `openssl rand -base64 32`
+ * prints.
+ * @throws Error naming `variable` (never the value) when it is not 32 bytes, or when it has fewer
+ *   than 16 different byte values (all zeros, a repeated pattern: not random), saying how to make one.
  */
 export function parseKey(value: string, variable: KeyVariable): Buffer {
   const text = value.trim();
   const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, "base64") : undefined;
-  if (bytes?.length === KEY_BYTES) return bytes;
-  const found = bytes ? `it decodes to ${bytes.length} bytes` : "it is not base64";
+  const distinct = new Set(bytes).size;
+  if (bytes?.length === KEY_BYTES && distinct >= MIN_DISTINCT_BYTES) return bytes;
+  const found = !bytes
+    ? "it is not base64"
+    : bytes.length !== KEY_BYTES
+      ? `it decodes to ${bytes.length} bytes`
+      : `it has only ${distinct} different byte value${distinct === 1 ? "" : "s"}, so it was not made at random`;
   throw new Error(
     `${variable} must be ${KEY_BYTES} random bytes in base64 (${found}); make one with \`openssl rand -base64 32\`.`,
   );
