@@ -9,12 +9,13 @@
 // The expected failures default to scripts/conformance-expected-failures.yml: the two checks that
 // need the suite's own diagnostic tool.
 // Exit 1 when any check fails. Run after `pnpm build`.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { cacheDir, installNode } from "./node-binary.mjs";
 
 const SUITE_VERSION = "0.2.0-alpha.12";
 const NODE_MAJOR = "22";
@@ -60,43 +61,13 @@ function options() {
   };
 }
 
-/** Where the suite lives: per suite version, so bumping SUITE_VERSION installs afresh beside the old one. */
-function cacheDir() {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(base, "toolkits-conformance", `${SUITE_VERSION}-node${NODE_MAJOR}`);
-}
-
-/** Installs Node 22 and the suite into the cache unless a working copy is already there. */
+/** Installs Node 22 and the suite into the cache (per suite version) unless a working copy is already there. */
 function ensureSuite() {
-  const dir = cacheDir();
-  const suite = {
-    node: join(dir, "node_modules/node/bin/node"),
-    cli: join(dir, "node_modules/@modelcontextprotocol/conformance/dist/index.js"),
-  };
-  if (existsSync(suite.node) && existsSync(suite.cli)) return suite;
-  console.log(`Installing Node ${NODE_MAJOR} and the conformance suite ${SUITE_VERSION} into ${dir} …`);
-  mkdirSync(dir, { recursive: true });
-  const packages = [`node@${NODE_MAJOR}`, `@modelcontextprotocol/conformance@${SUITE_VERSION}`];
-  try {
-    // cwd is the cache, so the workspace's .npmrc and package.json stay out of it.
-    execFileSync("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", ...packages], {
-      cwd: dir,
-      stdio: "pipe",
-      encoding: "utf8",
-    });
-  } catch (error) {
-    console.error(`${error.stdout ?? ""}${error.stderr ?? ""}`);
-    throw new Error("npm install of the conformance suite failed (output above)");
-  }
-  // The node package fetches its binary in an install script; a blocked script leaves no binary.
-  const version = existsSync(suite.node) ? execFileSync(suite.node, ["--version"], { encoding: "utf8" }) : "";
-  if (!version.startsWith(`v${NODE_MAJOR}.`)) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(
-      `the node@${NODE_MAJOR} package installed no Node ${NODE_MAJOR} binary (install scripts blocked?)`,
-    );
-  }
-  return suite;
+  const dir = cacheDir(join("toolkits-conformance", `${SUITE_VERSION}-node${NODE_MAJOR}`));
+  const cli = join(dir, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+  if (!existsSync(cli)) rmSync(dir, { recursive: true, force: true });
+  const node = installNode(dir, NODE_MAJOR, [`@modelcontextprotocol/conformance@${SUITE_VERSION}`]);
+  return { node, cli };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from "@toolkits/core";
-import type { TokenVerifier } from "../http-auth.js";
+import type { TokenVerifier } from "./auth/verify.js";
 
 /** What readiness depends on: the team's store (per-user mode), and the JWKS where JWTs are accepted. */
 export interface Dependencies {

@@ -1,9 +1,8 @@
 import { pathToFileURL } from "node:url";
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
 import { PROVIDERS } from "../credentials/providers.js";
+import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js";
 import type { ClientMemory } from "../http/endpoint.js";
-import type { HttpAuthConfig } from "../http-auth.js";
-import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Caller } from "../scope.js";

@@ -4,13 +4,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { silentLogger } from "@toolkits/core";
 import { describe, expect, it } from "vitest";
-import {
-  authConfig,
-  namedTokenPrincipal,
-  perUserProblem,
-  principalOf,
-  tokenVerifier,
-} from "../../src/http-auth.js";
+import { authConfig, namedTokenPrincipal, perUserProblem, principalOf } from "../../src/http/auth/config.js";
+import { tokenVerifier } from "../../src/http/auth/verify.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits, windowsFor } from "../../src/team/limits.js";
 import { runCli } from "../spawn.js";
 

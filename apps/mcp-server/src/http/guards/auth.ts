@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthInfo, bearerAuthChallengeResponse } from "@modelcontextprotocol/server";
-import { authenticate, KeySetUnavailable, principalOf, type TokenVerifier } from "../../http-auth.js";
 import { ANONYMOUS, type Caller } from "../../scope.js";
+import { principalOf } from "../auth/config.js";
+import { KeySetUnavailable } from "../auth/jwks.js";
+import { authenticate, type TokenVerifier } from "../auth/verify.js";
 import { rpcError, sendResponse } from "../respond.js";
 
 /** A request's authenticated caller, and the token facts the SDK's handlers are given. */
