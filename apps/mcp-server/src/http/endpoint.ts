@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthInfo, type ClientCapabilities, createMcpHandler } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
-import { progressSink, type ToolRegistry } from "@toolkits/core/mcp";
+import type { ToolRegistry } from "@toolkits/core/mcp";
 import type { CallHeaders, Dispatcher } from "../dispatch.js";
 import {
   type Caller,
@@ -60,11 +60,11 @@ export function mcpEndpoint(
     ({ requestInfo }) => {
       const request = requestInfo && pending.get(requestInfo);
       if (!request) throw new Error("A request reached the SDK without its scope.");
-      return createServerFor(registry, (ctx) =>
+      return createServerFor(registry, (ctx, _initialized, progress) =>
         callScopeOf(request.scope, {
           id: ctx.mcpReq.id,
           signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
-          progress: progressSink(ctx),
+          progress,
         }),
       );
     },

@@ -1,7 +1,7 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "@toolkits/core";
-import { progressSink, type ToolRegistry } from "@toolkits/core/mcp";
+import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
 import { onShutdown } from "../lifecycle.js";
 import { createServerFor, SERVER_INFO } from "../server.js";
@@ -72,8 +72,8 @@ export async function serveStdio(
   const wire = new TrackingTransport(guard, unanswered, () => lifecycle.stop(TRANSPORT_CLOSED), intercept);
   const served = serveStdioEntry(
     () =>
-      createServerFor(registry, (ctx) =>
-        session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress: progressSink(ctx) }),
+      createServerFor(registry, (ctx, _initialized, progress) =>
+        session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress }),
       ),
     { transport: wire, onerror: (error) => logger.debug("stdio message refused", { error: error.message }) },
   );

@@ -164,7 +164,11 @@ function askToConnect(link: ConnectLink, form: UrlElicitationForm): InputRequire
  * progress token, and its URL-elicitation form (a 2026-07-28 request declares its capabilities
  * itself; a 2025 client declared them at `initialize`). The default of `createMcpServer`.
  */
-export function sdkCallScope(ctx: ServerContext, initialized: ClientCapabilities | undefined): McpCallScope {
+export function sdkCallScope(
+  ctx: ServerContext,
+  initialized: ClientCapabilities | undefined,
+  progress: McpCallScope["progress"],
+): McpCallScope {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
   const form = urlElicitationFor({
@@ -172,27 +176,42 @@ export function sdkCallScope(ctx: ServerContext, initialized: ClientCapabilities
     capabilities: modern ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities) : initialized,
     answered: ctx.mcpReq.inputResponses?.[CONNECT_INPUT] !== undefined,
   });
-  return {
-    requestId: ctx.mcpReq.id,
-    signal: ctx.mcpReq.signal,
-    urlElicitation: () => form,
-    progress: progressSink(ctx),
-  };
+  return { requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, urlElicitation: () => form, progress };
 }
 
-/** Progress as notifications, when the request asked for it with a progress token. */
-export function progressSink(ctx: ServerContext): McpCallScope["progress"] {
+/**
+ * Progress as notifications, when the request asked for it with a progress token, and `drained`,
+ * which settles once every notification sent so far is written: a result written before its last
+ * progress notification would make the client drop that notification.
+ */
+function progressSink(ctx: ServerContext): { progress: McpCallScope["progress"]; drained(): Promise<void> } {
   const token = ctx.mcpReq._meta?.progressToken;
-  if (token === undefined) return undefined;
-  return ({ progress, total, message }) => {
-    ctx.mcpReq
-      .notify({ method: "notifications/progress", params: { progressToken: token, progress, total, message } })
-      .catch(() => {});
+  if (token === undefined) return { progress: undefined, drained: async () => {} };
+  let sent: Promise<unknown> = Promise.resolve();
+  return {
+    progress: ({ progress, total, message }) => {
+      const notification = ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken: token, progress, total, message },
+      });
+      sent = Promise.all([sent, notification.catch(() => {})]);
+    },
+    drained: async () => {
+      await sent;
+    },
   };
 }
 
-/** How an `McpServer` made by `createMcpServer` scopes each tool call the SDK hands it. */
-export type ScopeOf = (ctx: ServerContext, initialized: ClientCapabilities | undefined) => McpCallScope;
+/**
+ * How an `McpServer` made by `createMcpServer` scopes each tool call the SDK hands it: from the
+ * request, the capabilities its client declared at `initialize` (2025), and the progress sink the
+ * server made for it (undefined when the client asked for no progress).
+ */
+export type ScopeOf = (
+  ctx: ServerContext,
+  initialized: ClientCapabilities | undefined,
+  progress: McpCallScope["progress"],
+) => McpCallScope;
 
 function unknownTool(name: string, catalog: CatalogMode): CallToolResult {
   const where = catalog === "search" ? "Call search_tools to find one." : "Call tools/list for the names.";
@@ -244,13 +263,15 @@ class RegistryServer extends McpServer {
     const low = this.server;
     low.registerCapabilities({ tools: { listChanged: false }, prompts: {}, resources: {} });
     low.setRequestHandler("tools/list", () => ({ tools: [...registry.listing] }));
-    low.setRequestHandler("tools/call", (request, ctx) =>
-      registry.call(
-        request.params.name,
-        request.params.arguments,
-        scopeOf(ctx, low.getClientCapabilities()),
-      ),
-    );
+    low.setRequestHandler("tools/call", async (request, ctx) => {
+      const sink = progressSink(ctx);
+      const scope = scopeOf(ctx, low.getClientCapabilities(), sink.progress);
+      try {
+        return await registry.call(request.params.name, request.params.arguments, scope);
+      } finally {
+        await sink.drained();
+      }
+    });
     low.setRequestHandler("prompts/list", () => ({ prompts: [] }));
     low.setRequestHandler("resources/list", () => ({ resources: [] }));
     low.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
