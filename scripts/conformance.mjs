@@ -77,7 +77,7 @@ function ensureSuite() {
  */
 function startServer() {
   if (!existsSync(SERVER_CLI)) throw new Error(`${SERVER_CLI} is missing: run pnpm build first`);
-  const child = spawn(process.execPath, [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0"], {
+  const child = spawn(process.execPath, [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0", "--log-level", "info"], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "pipe"],
   });
