@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: a bare JSON-RPC client for the built server over stdio,
-// statistics, resident memory of a process and tables that print each figure next to its goal.
+// statistics, alternating rounds, resident memory of a process and tables that print each figure
+// next to its goal.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -85,6 +86,15 @@ export function percentile(values, p) {
 
 export const median = (values) => percentile(values, 50);
 
+/**
+ * `items` rotated left by `round` places: each round starts with the next item, so what running
+ * first or right after another costs falls on every item alike.
+ */
+export function rotated(items, round) {
+  const start = round % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
 /** Resident set size of process `pid` in MB, from /proc (Linux); undefined elsewhere. */
 export function residentMb(pid) {
   try {
@@ -129,4 +139,23 @@ export function report(title, rows) {
       ]),
     ),
   );
+}
+
+/**
+ * A `report` row for one goal figure, a ratio of ours to a reference measured in the same run:
+ * `ratios` holds one ratio per round of alternating measurements and the figure is their median;
+ * `ours` and `reference` are the divided figures as shown; `goal` is `{ atMost }` or `{ atLeast }`;
+ * `valid` false (failed calls, say) makes it not met whatever the ratio.
+ */
+export function ratioFigure(measure, { ours, reference, ratios, goal, valid = true }) {
+  const ratio = median(ratios);
+  return {
+    measure,
+    ours,
+    reference,
+    ratio: `${fixed(ratio, 2)}×`,
+    "range over rounds": `${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}×`,
+    goal: "atMost" in goal ? `≤ ${goal.atMost}×` : `≥ ${goal.atLeast}×`,
+    met: valid && ("atMost" in goal ? ratio <= goal.atMost : ratio >= goal.atLeast),
+  };
 }
