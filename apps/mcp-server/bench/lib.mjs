@@ -84,7 +84,13 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
-export const median = (values) => percentile(values, 50);
+/** The median of `values`: the middle one, or the mean of the two middle ones; 0 if none. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length % 2) return sorted[middle];
+  return sorted.length ? (sorted[middle - 1] + sorted[middle]) / 2 : 0;
+}
 
 /**
  * `items` rotated left by `round` places: each round starts with the next item, so what running
@@ -122,8 +128,8 @@ export function cpuMs(pid) {
   }
 }
 
-/** A number with `digits` decimals, for table cells. */
-export const fixed = (value, digits = 0) => (value === undefined ? "n/a" : value.toFixed(digits));
+/** A number with `digits` decimals, for table cells; "n/a" for undefined or NaN (not measured here). */
+export const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
 
 /**
  * Prints a titled table of rows `{ measure, value, goal?, met? }`: `met` is true, false or
