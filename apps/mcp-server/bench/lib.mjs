@@ -147,6 +147,15 @@ export function report(title, rows) {
   );
 }
 
+/** A ratio goal, `{ atMost }` or `{ atLeast }`, as shown: "≤ 1.3×", "≥ 4.0×". */
+export function goalText(goal) {
+  const shown = (bound) => (Number.isInteger(bound) ? bound.toFixed(1) : String(bound));
+  return "atMost" in goal ? `≤ ${shown(goal.atMost)}×` : `≥ ${shown(goal.atLeast)}×`;
+}
+
+/** Whether `ratio` meets `goal`, `{ atMost }` or `{ atLeast }`. */
+export const meets = (ratio, goal) => ("atMost" in goal ? ratio <= goal.atMost : ratio >= goal.atLeast);
+
 /**
  * A `report` row for one goal figure, a ratio of ours to a reference measured in the same run:
  * `ratios` holds one ratio per round of alternating measurements and the figure is their median;
@@ -161,7 +170,7 @@ export function ratioFigure(measure, { ours, reference, ratios, goal, valid = tr
     reference,
     ratio: `${fixed(ratio, 2)}×`,
     "range over rounds": `${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}×`,
-    goal: "atMost" in goal ? `≤ ${goal.atMost}×` : `≥ ${goal.atLeast}×`,
-    met: valid && ("atMost" in goal ? ratio <= goal.atMost : ratio >= goal.atLeast),
+    goal: goalText(goal),
+    met: valid && meets(ratio, goal),
   };
 }
