@@ -93,12 +93,14 @@ export function median(values) {
 }
 
 /**
- * `items` rotated left by `round` places: each round starts with the next item, so what running
- * first or right after another costs falls on every item alike.
+ * The order in which round `round` runs `items`: rotated by one place every second round and
+ * reversed every other round, so each item runs at every position and after every other item
+ * (what running first, or right after another server's load or one's own garbage, costs) alike.
  */
-export function rotated(items, round) {
-  const start = round % items.length;
-  return [...items.slice(start), ...items.slice(0, start)];
+export function roundOrder(items, round) {
+  const start = Math.floor(round / 2) % items.length;
+  const turned = [...items.slice(start), ...items.slice(0, start)];
+  return round % 2 ? turned.reverse() : turned;
 }
 
 /** Resident set size of process `pid` in MB, from /proc (Linux); undefined elsewhere. */

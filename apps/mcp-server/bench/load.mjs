@@ -8,9 +8,9 @@
 // revisions (2025-11-25 and 2026-07-28) and two comparators making the same GET: the SDK's
 // documented stateless pattern (bench/sdk-pattern-server.mjs) and a bare node:http JSON-RPC
 // handler (bench/bare-http-server.mjs). All servers are started up front and loaded one at a time
-// in alternating rounds (--rounds), each round starting with the next, so drift on the machine falls
-// on all alike; each ratio is the median of the rounds' ratios.
-// Usage: node bench/load.mjs [--upstream sandbox|local] [--clients 16] [--seconds 10] [--rounds 10]
+// in alternating rounds (--rounds) whose order turns and reverses (lib.mjs roundOrder), so drift on
+// the machine falls on all alike; each ratio is the median of the rounds' ratios.
+// Usage: node bench/load.mjs [--upstream sandbox|local] [--clients 16] [--seconds 10] [--rounds 20]
 //                            [--max-calls 50000] [--tool Pager.ListServices] [--args '{"limit":5}']
 //                            [--protocol 2025-11-25|2026-07-28]   (without comparators)
 // --seconds and --max-calls are per measured server and revision, spread over the rounds.
@@ -26,7 +26,7 @@ import {
   ratioFigure,
   report,
   residentMb,
-  rotated,
+  roundOrder,
   stopChild,
 } from "./lib.mjs";
 import { localPagerDuty } from "./upstream.mjs";
@@ -36,7 +36,7 @@ const { values } = parseArgs({
     upstream: { type: "string", default: "sandbox" },
     clients: { type: "string", default: "16" },
     seconds: { type: "string", default: "10" },
-    rounds: { type: "string", default: "10" },
+    rounds: { type: "string", default: "20" },
     "max-calls": { type: "string", default: "50000" },
     tool: { type: "string" },
     args: { type: "string" },
@@ -200,7 +200,7 @@ try {
   measured = await targets();
   for (const target of measured) await warmUp(target);
   for (let round = 0; round < rounds; round++) {
-    for (const target of rotated(measured, round)) await loadRound(target);
+    for (const target of roundOrder(measured, round)) await loadRound(target);
   }
   reportOurs(measured[0]);
   if (compare) reportComparison(measured);

@@ -3,17 +3,17 @@
 // PagerDuty on 127.0.0.1 (PAGER_API_URL) serving PagerDuty's own example incident, next to the same
 // GET sent directly from this process and the same GET made by a bare SDK server's one tool
 // (bench/bare-get-server.mjs) over stdio, driven by the same client. Rounds alternate between the
-// three, each round starting with the next, so drift affects all alike; the ratio to the bare SDK
-// tool is the median of the rounds' p50 ratios.
-// Usage: node bench/overhead.mjs [--calls 3000]
+// three in an order that turns and reverses (lib.mjs roundOrder), so drift affects all alike; the
+// ratio to the bare SDK tool is the median of the rounds' p50 ratios.
+// Usage: node bench/overhead.mjs [--calls 6000]
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { fixed, median, percentile, ratioFigure, report, rotated, stdioServer, timed } from "./lib.mjs";
+import { fixed, median, percentile, ratioFigure, report, roundOrder, stdioServer, timed } from "./lib.mjs";
 import { localPagerDuty } from "./upstream.mjs";
 
-const { values } = parseArgs({ options: { calls: { type: "string", default: "3000" } } });
+const { values } = parseArgs({ options: { calls: { type: "string", default: "6000" } } });
 const CALLS = Number(values.calls);
-const ROUNDS = 15;
+const ROUNDS = 20;
 const GOAL_MS = 1;
 const GOAL_RATIO = 1.3;
 const TOKEN = "bench-pager-token";
@@ -59,7 +59,7 @@ const ms = { direct: [], bare: [], ours: [] };
 const ratios = [];
 for (let round = 0; round < ROUNDS; round++) {
   const p50s = {};
-  for (const name of rotated(Object.keys(runners), round)) {
+  for (const name of roundOrder(Object.keys(runners), round)) {
     const samples = [];
     await timed(runners[name], CALLS / ROUNDS, samples);
     ms[name].push(...samples);

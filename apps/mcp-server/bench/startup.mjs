@@ -2,10 +2,10 @@
 // Cold start to the first tools/list over stdio with every toolkit, in the three ways the server is
 // started (upstream credentials in the environment, none at all, --sandbox), each next to a bare
 // SDK server with as many tools (bench/bare-server.mjs) measured in the same run, in alternating
-// rounds each starting with the next server, with the ratio (the median of the rounds' ratios);
+// rounds whose order turns and reverses (lib.mjs roundOrder), with the ratio (the median of the rounds' ratios);
 // resident memory once idle; and the catalogue a model is shown (each tool's name, description and
 // input schema), per toolkit and in total.
-// Usage: node bench/startup.mjs [--runs 21]
+// Usage: node bench/startup.mjs [--runs 24]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,11 +21,11 @@ import {
   ratioFigure,
   report,
   residentMb,
-  rotated,
+  roundOrder,
   stdioServer,
 } from "./lib.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "21" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "24" } } });
 const RUNS = Number(values.runs);
 const CATALOGUE_GOAL_BYTES = 100_000;
 const BARE = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
@@ -68,12 +68,10 @@ function summary(all) {
   };
 }
 
-// Each round starts every server once, the next one first, so drift on the machine and what
-// starting first or right after another costs fall on all alike.
 const SERVERS = [{ script: BARE }, ...MODES];
 const runs = SERVERS.map(() => []);
 for (let round = 0; round < RUNS; round++) {
-  for (const index of rotated([...SERVERS.keys()], round)) {
+  for (const index of roundOrder([...SERVERS.keys()], round)) {
     const { script, args, env } = SERVERS[index];
     runs[index].push(await coldStart(script, args, env));
   }
