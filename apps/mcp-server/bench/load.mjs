@@ -91,12 +91,16 @@ async function targets() {
   ];
 }
 
-/** Checks one call answers, records the server's idle memory, then loads it for a second unmeasured so the JIT has warmed up. */
+/**
+ * Checks one call answers (with the incident, when comparing), records the server's idle memory,
+ * then loads it for a second unmeasured so the JIT has warmed up.
+ */
 async function warmUp(target) {
   const { server, spec } = target;
   const first = await load.call(server.url, spec, 0);
-  if (!first.ok)
-    throw new Error(`${target.label}: warm-up call failed: ${JSON.stringify(first.answer).slice(0, 500)}`);
+  const answer = JSON.stringify(first.answer);
+  if (!first.ok || (compare && !answer.includes(local.incidentId)))
+    throw new Error(`${target.label}: warm-up call failed: ${answer.slice(0, 500)}`);
   target.idleMb = residentMb(server.child.pid);
   await load.drive(server.url, spec, { until: performance.now() + 1_000, maxCalls, onResult: () => {} });
   Object.assign(target, { rates: [], latencies: [], failures: 0, calls: 0, elapsed: 0, peakMb: 0, cpuMs: 0 });
