@@ -1,5 +1,5 @@
 // Shared pieces of the comparator servers the benchmarks measure ours against: the small tools a
-// bare SDK server registers, and the same upstream GET that Pager.GetService makes, with the
+// bare SDK server registers, and the same upstream GET that Pager.GetIncident makes, with the
 // toolkit's accept and authorization headers, against PAGER_API_URL.
 import { z } from "zod";
 
@@ -19,24 +19,24 @@ const headers = {
   accept: "application/vnd.pagerduty+json;version=2",
 };
 
-/** GET /services/{id} from the upstream; resolves with a tool result carrying the JSON as text. */
-export async function getService(id) {
-  const response = await fetch(`${process.env.PAGER_API_URL}/services/${encodeURIComponent(id)}`, {
+/** GET /incidents/{id} from the upstream; resolves with a tool result carrying the JSON as text. */
+export async function getIncident(id) {
+  const response = await fetch(`${process.env.PAGER_API_URL}/incidents/${encodeURIComponent(id)}`, {
     headers,
   });
   const text = await response.text();
   return { content: [{ type: "text", text }], ...(response.ok ? {} : { isError: true }) };
 }
 
-/** Registers `name`, a tool doing getService: the SDK's cost for the call Pager.GetService makes. */
-export function registerGetService(server, name) {
+/** Registers `name`, a tool doing getIncident: the SDK's cost for the call Pager.GetIncident makes. */
+export function registerGetIncident(server, name) {
   server.registerTool(
     name,
     {
-      description: "Gets a service by id.",
-      inputSchema: z.object({ service_id: z.string().describe("The service id") }),
+      description: "Gets an incident by id.",
+      inputSchema: z.object({ incident_id: z.string().describe("The incident id") }),
     },
-    ({ service_id }) => getService(service_id),
+    ({ incident_id }) => getIncident(incident_id),
   );
 }
 

@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: a bare JSON-RPC client for the built server over stdio,
-// statistics, resident memory of a process and tables that print each figure next to its goal.
+// statistics, alternating rounds, resident memory of a process and tables that print each figure
+// next to its goal.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -83,7 +84,24 @@ export function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
-export const median = (values) => percentile(values, 50);
+/** The median of `values`: the middle one, or the mean of the two middle ones; 0 if none. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length % 2) return sorted[middle];
+  return sorted.length ? (sorted[middle - 1] + sorted[middle]) / 2 : 0;
+}
+
+/**
+ * The order in which round `round` runs `items`: rotated by one place every second round and
+ * reversed every other round, so each item runs at every position and after every other item
+ * (what running first, or right after another server's load or one's own garbage, costs) alike.
+ */
+export function roundOrder(items, round) {
+  const start = Math.floor(round / 2) % items.length;
+  const turned = [...items.slice(start), ...items.slice(0, start)];
+  return round % 2 ? turned.reverse() : turned;
+}
 
 /** Resident set size of process `pid` in MB, from /proc (Linux); undefined elsewhere. */
 export function residentMb(pid) {
@@ -112,8 +130,8 @@ export function cpuMs(pid) {
   }
 }
 
-/** A number with `digits` decimals, for table cells. */
-export const fixed = (value, digits = 0) => (value === undefined ? "n/a" : value.toFixed(digits));
+/** A number with `digits` decimals, for table cells; "n/a" for undefined or NaN (not measured here). */
+export const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
 
 /**
  * Prints a titled table of rows `{ measure, value, goal?, met? }`: `met` is true, false or
@@ -129,4 +147,32 @@ export function report(title, rows) {
       ]),
     ),
   );
+}
+
+/** A ratio goal, `{ atMost }` or `{ atLeast }`, as shown: "≤ 1.3×", "≥ 4.0×". */
+export function goalText(goal) {
+  const shown = (bound) => (Number.isInteger(bound) ? bound.toFixed(1) : String(bound));
+  return "atMost" in goal ? `≤ ${shown(goal.atMost)}×` : `≥ ${shown(goal.atLeast)}×`;
+}
+
+/** Whether `ratio` meets `goal`, `{ atMost }` or `{ atLeast }`. */
+export const meets = (ratio, goal) => ("atMost" in goal ? ratio <= goal.atMost : ratio >= goal.atLeast);
+
+/**
+ * A `report` row for one goal figure, a ratio of ours to a reference measured in the same run:
+ * `ratios` holds one ratio per round of alternating measurements and the figure is their median;
+ * `ours` and `reference` are the divided figures as shown; `goal` is `{ atMost }` or `{ atLeast }`;
+ * `valid` false (failed calls, say) makes it not met whatever the ratio.
+ */
+export function ratioFigure(measure, { ours, reference, ratios, goal, valid = true }) {
+  const ratio = median(ratios);
+  return {
+    measure,
+    ours,
+    reference,
+    ratio: `${fixed(ratio, 2)}×`,
+    "range over rounds": `${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}×`,
+    goal: goalText(goal),
+    met: valid && meets(ratio, goal),
+  };
 }

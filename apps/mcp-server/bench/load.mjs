@@ -1,20 +1,34 @@
 #!/usr/bin/env node
 // Load test of the composed server over Streamable HTTP, loopback only and bounded in time and
 // count: the built binary answering from its in-process sandbox (msw), or from a zero-latency
-// PagerDuty on 127.0.0.1 (`--upstream local`, which calls Pager.GetService), with CLIENTS
-// concurrent clients calling one tool in a loop. Prints throughput, p50/p99 latency, failures and
-// the server's resident memory idle and under load. With the local upstream and Pager.GetService
-// it then drives two comparators making the same GET, one after the other, with the same clients:
-// the SDK's documented stateless pattern (bench/sdk-pattern-server.mjs) and a bare node:http
-// JSON-RPC handler (bench/bare-http-server.mjs), and prints ours against each.
-// Usage: node bench/load.mjs [--upstream sandbox|local] [--clients 16] [--seconds 10]
+// PagerDuty on 127.0.0.1 serving PagerDuty's own example incident (`--upstream local`, which calls
+// Pager.GetIncident), with CLIENTS concurrent clients calling one tool in a loop. Prints
+// throughput, p50/p99 latency, failures and the server's resident memory idle and under load.
+// With the local upstream and Pager.GetIncident it measures, in the same run, ours in both protocol
+// revisions (2025-11-25 and 2026-07-28) and two comparators making the same GET: the SDK's
+// documented stateless pattern (bench/sdk-pattern-server.mjs) and a bare node:http JSON-RPC
+// handler (bench/bare-http-server.mjs). All servers are started up front and loaded one at a time
+// in alternating rounds (--rounds) whose order turns and reverses (lib.mjs roundOrder), so drift on
+// the machine falls on all alike; each ratio is the median of the rounds' ratios.
+// Usage: node bench/load.mjs [--upstream sandbox|local] [--clients 16] [--seconds 10] [--rounds 20]
 //                            [--max-calls 50000] [--tool Pager.ListServices] [--args '{"limit":5}']
-//                            [--protocol 2025-11-25|2026-07-28]
-import { spawn } from "node:child_process";
-import { Agent, request } from "node:http";
+//                            [--protocol 2025-11-25|2026-07-28]   (without comparators)
+// --seconds and --max-calls are per measured server and revision, spread over the rounds.
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CLI, fixed, percentile, report, residentMb, stopChild } from "./lib.mjs";
+import { loadClients, startServer } from "./http-load.mjs";
+import {
+  CLI,
+  cpuMs,
+  fixed,
+  median,
+  percentile,
+  ratioFigure,
+  report,
+  residentMb,
+  roundOrder,
+  stopChild,
+} from "./lib.mjs";
 import { localPagerDuty } from "./upstream.mjs";
 
 const { values } = parseArgs({
@@ -22,6 +36,7 @@ const { values } = parseArgs({
     upstream: { type: "string", default: "sandbox" },
     clients: { type: "string", default: "16" },
     seconds: { type: "string", default: "10" },
+    rounds: { type: "string", default: "20" },
     "max-calls": { type: "string", default: "50000" },
     tool: { type: "string" },
     args: { type: "string" },
@@ -29,164 +44,106 @@ const { values } = parseArgs({
   },
 });
 const local = values.upstream === "local" ? await localPagerDuty() : undefined;
-const tool = values.tool ?? (local ? "Pager.GetService" : "Pager.ListServices");
-const args = values.args ? JSON.parse(values.args) : local ? { service_id: local.serviceId } : { limit: 5 };
+const tool = values.tool ?? (local ? "Pager.GetIncident" : "Pager.ListServices");
+const args = values.args ? JSON.parse(values.args) : local ? { incident_id: local.incidentId } : { limit: 5 };
 const clients = Number(values.clients);
 const seconds = Math.min(Number(values.seconds), 60);
+const rounds = Math.max(1, Number(values.rounds));
 const maxCalls = Number(values["max-calls"]);
 const GOAL_CALLS_PER_S = 1_000;
 const GOAL_VS_PATTERN = 4;
-const GOAL_VS_BARE = 0.3;
-// The comparators only know the one call they make, Pager.GetService's GET on the local upstream.
-const compare = local !== undefined && tool === "Pager.GetService";
+const GOAL_VS_BARE = 0.5;
+const GOAL_MODERN_VS_2025 = 0.9;
+// The comparators only know the one call they make, Pager.GetIncident's GET on the local upstream.
+const compare = local !== undefined && tool === "Pager.GetIncident";
 const bench = (script) => fileURLToPath(new URL(script, import.meta.url));
-
 const env = local
   ? { PATH: process.env.PATH, PAGER_API_URL: local.url, PAGER_ACCESS_TOKEN: "bench-pager-token" }
   : { PATH: process.env.PATH };
+const load = loadClients(clients);
 
-/** Starts `node …argv` and resolves with the child and the URL it logs on stderr as `"url":"…"`. */
-async function start(argv) {
-  const child = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe"], env });
-  const url = await new Promise((resolve, reject) => {
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /"url":"([^"]+)"/.exec(stderr);
-      if (match) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  return { child, url };
-}
-
-// Every server gets the same headers: the SDK's transport, which ours is built on too, answers 406
-// unless the client accepts both JSON and SSE; the bare handler ignores them.
-const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-// A 2026-07-28 call carries its revision and the client's capabilities in every request, and
-// names its method and tool in headers too.
-const modern = values.protocol === "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-const headersFor = (name) =>
-  modern
-    ? { ...headers, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name }
-    : headers;
-const body = (name, id) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name, arguments: args, ...(modern ? { _meta: META } : {}) },
-  });
-
-// node:http with keep-alive rather than fetch: the client shares the machine's two cores with the
-// server, and fetch costs it several times more CPU per request.
-const agent = new Agent({ keepAlive: true, maxSockets: clients });
-
-function post(target, payload, sent) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: "POST",
-        headers: sent,
-      },
-      (res) => {
-        const chunks = [];
-        res.on("data", (chunk) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode,
-            sse: String(res.headers["content-type"]).startsWith("text/event-stream"),
-            text: Buffer.concat(chunks).toString(),
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
-/** The JSON-RPC answer in a response: the body, or the last SSE event's data (the SDK's transport streams). */
-function rpcAnswer({ sse, text }) {
-  if (!sse) return JSON.parse(text);
-  const data = text.split("\n").findLast((line) => line.startsWith("data:"));
-  return JSON.parse(data?.slice("data:".length) ?? "null");
-}
-
-async function call(target, name, id) {
-  const started = performance.now();
-  const response = await post(target, body(name, id), headersFor(name));
-  const answer = rpcAnswer(response);
-  const ok = response.status === 200 && answer?.result && !answer.result.isError;
-  return { ok, ms: performance.now() - started, answer };
-}
-
-/** Runs CLIENTS concurrent call loops until `until` (ms on the performance clock) or the call budget. */
-async function drive(target, name, until, onResult) {
-  let issued = 0;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < until && issued < maxCalls) {
-        issued++;
-        onResult(await call(target, name, issued).catch(() => ({ ok: false, ms: 0 })));
-      }
-    }),
+/** What is measured: `spec` (tool, arguments, protocol revision) sent to `server`. */
+async function targets() {
+  const ours = await startServer(
+    [CLI, "--transport", "http", "--port", "0", ...(local ? [] : ["--sandbox"])],
+    env,
   );
+  const call = (protocol, name = tool) => ({ name, args, protocol });
+  if (!compare)
+    return [{ key: "ours", label: `toolkits-mcp (${tool})`, server: ours, spec: call(values.protocol) }];
+  const pattern = await startServer([bench("sdk-pattern-server.mjs")], env);
+  const bare = await startServer([bench("bare-http-server.mjs")], env);
+  return [
+    { key: "ours", label: `toolkits-mcp (${tool}), MCP 2025-11-25`, server: ours, spec: call("2025-11-25") },
+    {
+      key: "modern",
+      label: `toolkits-mcp (${tool}), MCP 2026-07-28`,
+      server: ours,
+      spec: call("2026-07-28"),
+    },
+    {
+      key: "pattern",
+      label: "SDK documented stateless pattern (fresh McpServer, 138 tools, per request)",
+      server: pattern,
+      spec: call("2025-11-25", "Pager_GetIncident"),
+    },
+    { key: "bare", label: "bare node:http JSON-RPC handler", server: bare, spec: call("2025-11-25") },
+  ];
 }
 
-/** Loads a started server with tool `name`: throughput, latencies, failures and memory. */
-async function measure({ child, url }, name) {
-  const target = new URL(url);
-  const warm = await call(target, name, 0);
-  if (!warm.ok) throw new Error(`warm-up call failed: ${JSON.stringify(warm.answer).slice(0, 500)}`);
-  const idleMb = residentMb(child.pid);
-  // A second of load first, unmeasured, so the figures are of compiled code rather than the JIT warming up.
-  await drive(target, name, performance.now() + 1_000, () => {});
+/**
+ * Checks one call answers (with the incident, when comparing), records the server's idle memory,
+ * then loads it for a second unmeasured so the JIT has warmed up.
+ */
+async function warmUp(target) {
+  const { server, spec } = target;
+  const first = await load.call(server.url, spec, 0);
+  const answer = JSON.stringify(first.answer);
+  if (!first.ok || (compare && !answer.includes(local.incidentId)))
+    throw new Error(`${target.label}: warm-up call failed: ${answer.slice(0, 500)}`);
+  target.idleMb = residentMb(server.child.pid);
+  await load.drive(server.url, spec, { until: performance.now() + 1_000, maxCalls, onResult: () => {} });
+  Object.assign(target, { rates: [], latencies: [], failures: 0, calls: 0, elapsed: 0, peakMb: 0, cpuMs: 0 });
+}
 
-  const latencies = [];
-  const memory = [];
-  const sampler = setInterval(() => memory.push(residentMb(child.pid) ?? 0), 100);
-  let failures = 0;
+/** One round's load on `target`: a share of the seconds and the call budget. */
+async function loadRound(target) {
+  const { server, spec } = target;
+  const sampler = setInterval(() => {
+    target.peakMb = Math.max(target.peakMb, residentMb(server.child.pid) ?? 0);
+  }, 100);
+  let calls = 0;
+  const cpuBefore = cpuMs(server.child.pid) ?? Number.NaN;
   const started = performance.now();
-  await drive(target, name, started + seconds * 1000, (result) => {
-    if (result.ok) latencies.push(result.ms);
-    else failures++;
+  await load.drive(server.url, spec, {
+    until: started + (seconds * 1000) / rounds,
+    maxCalls: maxCalls / rounds,
+    onResult: (result) => {
+      calls++;
+      if (result.ok) target.latencies.push(result.ms);
+      else target.failures++;
+    },
   });
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  const calls = latencies.length + failures;
-  return { rate: calls / elapsed, elapsed, calls, failures, latencies, idleMb, peakMb: Math.max(...memory) };
-}
-
-/** Starts `node …argv`, measures it with tool `name` and stops it, whatever happens. */
-async function run(argv, name) {
-  const server = await start(argv);
-  try {
-    return await measure(server, name);
-  } finally {
-    // Waits for it to exit, so no two servers are ever under load at once.
-    await stopChild(server.child);
-  }
+  target.cpuMs += (cpuMs(server.child.pid) ?? Number.NaN) - cpuBefore;
+  Object.assign(target, { calls: target.calls + calls, elapsed: target.elapsed + elapsed });
+  target.rates.push(calls / elapsed);
 }
 
 function reportOurs(ours) {
-  const where = local ? "zero-latency local upstream" : "in-process sandbox upstream (msw)";
+  const where = local
+    ? `zero-latency local upstream serving a ${local.incidentBytes}-byte incident`
+    : "in-process sandbox upstream (msw)";
+  const rate = ours.calls / ours.elapsed;
   report(
-    `${tool} over Streamable HTTP (MCP ${values.protocol}), ${clients} clients for ${fixed(ours.elapsed, 1)} s, ${where}`,
+    `${tool} over Streamable HTTP (MCP ${ours.spec.protocol}), ${clients} clients for ${fixed(ours.elapsed, 1)} s in ${rounds} rounds, ${where}`,
     [
       {
         measure: "throughput",
-        value: `${fixed(ours.rate)} calls/s`,
+        value: `${fixed(rate)} calls/s`,
         goal: `≥ ${GOAL_CALLS_PER_S} calls/s`,
-        met: ours.rate >= GOAL_CALLS_PER_S,
+        met: rate >= GOAL_CALLS_PER_S,
       },
       { measure: "latency p50", value: `${fixed(percentile(ours.latencies, 50), 2)} ms` },
       { measure: "latency p99", value: `${fixed(percentile(ours.latencies, 99), 2)} ms` },
@@ -202,49 +159,60 @@ function reportOurs(ours) {
   );
 }
 
-/** One row of the comparison; with a goal, ours ÷ this must reach it, with no failures on either side. */
-function comparisonRow(measure, figures, ours, goal) {
-  const ratio = ours.rate / figures.rate;
-  return {
-    measure,
-    "calls/s": fixed(figures.rate),
-    "p50 ms": fixed(percentile(figures.latencies, 50), 2),
-    "p99 ms": fixed(percentile(figures.latencies, 99), 2),
-    "calls / failures": `${figures.calls} / ${figures.failures}`,
-    "peak MB": fixed(figures.peakMb, 1),
-    "ours ÷ this": goal === undefined ? "" : `${fixed(ratio, 2)}×`,
-    goal: goal === undefined ? undefined : `≥ ${goal}×`,
-    met: goal === undefined ? undefined : ratio >= goal && figures.failures === 0 && ours.failures === 0,
-  };
-}
-
-async function main() {
-  const ours = await run([CLI, "--transport", "http", "--port", "0", ...(local ? [] : ["--sandbox"])], tool);
-  reportOurs(ours);
-  if (!compare) return;
-  const pattern = await run([bench("sdk-pattern-server.mjs")], "Pager_GetService");
-  const bare = await run([bench("bare-http-server.mjs")], tool);
+function reportComparison(measured) {
   report(
-    `Throughput next to comparators making the same GET, ${clients} clients for ${seconds} s each, one server at a time`,
+    `Throughput next to references making the same GET, same run: ${clients} clients, ${rounds} alternating rounds of ${fixed(seconds / rounds, 1)} s each, one server loaded at a time`,
+    measured.map((target) => ({
+      measure: target.label,
+      "calls/s": fixed(target.calls / target.elapsed),
+      "p50 ms": fixed(percentile(target.latencies, 50), 2),
+      "p99 ms": fixed(percentile(target.latencies, 99), 2),
+      "calls / failures": `${target.calls} / ${target.failures}`,
+      // CPU time hardly moves with what else the machine runs, unlike calls/s.
+      "server CPU µs/call": fixed((target.cpuMs * 1000) / target.calls),
+      "peak MB": fixed(target.peakMb, 1),
+    })),
+  );
+  const by = Object.fromEntries(measured.map((target) => [target.key, target]));
+  /** Figure `a ÷ b` from the rounds' rates; not met if either side had a failure. */
+  const figure = (measure, a, b, goal) =>
+    ratioFigure(measure, {
+      ours: `${fixed(median(by[a].rates))} calls/s`,
+      reference: `${fixed(median(by[b].rates))} calls/s`,
+      ratios: by[a].rates.map((rate, round) => rate / by[b].rates[round]),
+      goal,
+      valid: by[a].failures === 0 && by[b].failures === 0,
+    });
+  report(
+    "Goal figures over HTTP, same run (calls/s: median of the rounds; ratio: median of the rounds' ratios)",
     [
-      comparisonRow(`toolkits-mcp (${tool})`, ours, ours),
-      comparisonRow(
-        "SDK documented stateless pattern (fresh McpServer, 138 tools, per request)",
-        pattern,
-        ours,
-        GOAL_VS_PATTERN,
-      ),
-      comparisonRow("bare node:http JSON-RPC handler", bare, ours, GOAL_VS_BARE),
+      figure("HTTP calls/s at MCP 2025-11-25, ours ÷ bare node:http JSON-RPC handler", "ours", "bare", {
+        atLeast: GOAL_VS_BARE,
+      }),
+      figure("MCP 2026-07-28 calls/s ÷ MCP 2025-11-25 calls/s (ours)", "modern", "ours", {
+        atLeast: GOAL_MODERN_VS_2025,
+      }),
+      figure("HTTP calls/s at MCP 2025-11-25, ours ÷ SDK documented stateless pattern", "ours", "pattern", {
+        atLeast: GOAL_VS_PATTERN,
+      }),
     ],
   );
 }
 
+let measured = [];
 try {
-  await main();
+  measured = await targets();
+  for (const target of measured) await warmUp(target);
+  for (let round = 0; round < rounds; round++) {
+    for (const target of roundOrder(measured, round)) await loadRound(target);
+  }
+  reportOurs(measured[0]);
+  if (compare) reportComparison(measured);
 } catch (error) {
   console.error(error.message);
   process.exitCode = 1;
 } finally {
-  agent.destroy();
+  await Promise.all([...new Set(measured.map((target) => target.server.child))].map(stopChild));
+  load.close();
   await local?.close();
 }

@@ -5,7 +5,7 @@
 // connection is sealed in a redis-server on loopback, so each call reads the record from Redis,
 // opens it (AES-256-GCM), counts the request against the person's budget in Redis and writes an
 // audit line; (c) is (b) for a 2025 client, whose declared capabilities the HTTP layer reads from
-// the store first. Both hosts answer from the pager sandbox's fakes in this process (no network).
+// the store only when a call needs the person to connect an account (so, here, never). Both hosts answer from the pager sandbox's fakes in this process (no network).
 // HTTP and caller authentication are left out. Rounds alternate between the three so drift affects
 // all alike. The team code is TypeScript the dist bundle hides in a chunk, so it is bundled here
 // with esbuild (as scripts/bundle.mjs does) into a temporary directory first.
@@ -63,6 +63,7 @@ async function measure() {
   const CHECK_CALLS = 100;
   const PRINCIPAL = "https://idp.example.com/#bench-person";
   const CLIENT_ID = "bench-client";
+  const CALLER = { principal: PRINCIPAL, clientId: CLIENT_ID, key: "bench-caller" };
 
   const work = mkdtempSync(join(tmpdir(), "toolkits-per-user-bench-"));
   let redis;
@@ -129,28 +130,30 @@ async function measure() {
         }),
       );
     await connect(box.tokens.pager);
-    await serving.clients.remember({ principal: PRINCIPAL, clientId: CLIENT_ID, key: "" }, {});
+    await serving.clients.remember(CALLER, {});
 
     const tools = code.pagerToolkit.tools;
     const sharedRegistry = code.createToolRegistry(tools, shared);
     const perUserRegistry = code.createToolRegistry(tools, serving.host);
-    const extra = (principal) => ({
+    const scope = (principal, urlElicitation) => ({
       signal: new AbortController().signal,
-      notify: async () => {},
       principal,
+      urlElicitation,
     });
-    const call = async (registry, principal) => {
-      const result = await registry.call(values.tool, args, extra(principal));
+    const call = async (registry, principal, urlElicitation) => {
+      const result = await registry.call(values.tool, args, scope(principal, urlElicitation));
       if (result.isError) throw new Error(`${values.tool}: ${JSON.stringify(result.content).slice(0, 300)}`);
     };
     const runners = {
       shared: () => call(sharedRegistry, undefined),
       perUser: () => call(perUserRegistry, PRINCIPAL),
-      // What the HTTP layer does for a 2025 client that declared nothing in this request.
-      perUser2025: async () => {
-        await serving.clients.recall({ principal: PRINCIPAL, clientId: CLIENT_ID, key: "" });
-        await call(perUserRegistry, PRINCIPAL);
-      },
+      // What the HTTP layer does for a 2025 client, which declared its capabilities at initialize.
+      perUser2025: () =>
+        call(
+          perUserRegistry,
+          PRINCIPAL,
+          code.elicitationOf("legacy", {}, () => serving.clients.recall(CALLER)),
+        ),
     };
 
     // Evidence that nothing is cached: the record in Redis is sealed, each call sends a GET for it,
@@ -205,7 +208,7 @@ async function measure() {
       [
         row("shared mode (server's token from the environment)", "shared"),
         row("per-user mode (sealed connection read from Redis)", "perUser"),
-        row("per-user mode, 2025 client (its capabilities read first)", "perUser2025"),
+        row("per-user mode, 2025 client (capabilities read only to connect)", "perUser2025"),
         overhead("per-user overhead (per-user − shared)", "perUser"),
         overhead("per-user overhead, 2025 client", "perUser2025"),
       ],
@@ -255,6 +258,7 @@ async function bundleTeam(dir) {
         'export { storedConnections } from "./src/team/connections.ts";',
         'export { grantOf } from "./src/credentials/grant.ts";',
         'export { environmentHost } from "./src/host.ts";',
+        'export { elicitationOf } from "./src/scope.ts";',
         'export { sandboxFetch } from "@toolkits/core";',
         'export { createToolRegistry } from "@toolkits/core/mcp";',
         'export { pagerToolkit } from "@toolkits/pager";',

@@ -2,8 +2,8 @@
 // The throughput comparator for "the SDK's documented stateless pattern" (docs/serving/http.md of
 // the v2 SDK): createMcpHandler(factory), the factory building a fresh McpServer per request with
 // the tools registered inside it, mounted on node:http with toNodeHandler behind the documented
-// Host and Origin guards. 138 tools, like ours: 137 small ones and Pager_GetService, which makes
-// the GET Pager.GetService makes (PAGER_API_URL, PAGER_ACCESS_TOKEN). Prints {"url":…} on stderr.
+// Host and Origin guards. 138 tools, like ours: 137 small ones and Pager_GetIncident, which makes
+// the GET Pager.GetIncident makes (PAGER_API_URL, PAGER_ACCESS_TOKEN). Prints {"url":…} on stderr.
 import { createServer } from "node:http";
 import {
   localhostHostValidation,
@@ -11,12 +11,12 @@ import {
   toNodeHandler,
 } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { announce, registerGetService, registerSmallTools } from "./comparators.mjs";
+import { announce, registerGetIncident, registerSmallTools } from "./comparators.mjs";
 
 const handler = createMcpHandler(() => {
   const server = new McpServer({ name: "sdk-pattern", version: "0.0.0" });
   registerSmallTools(server, 137);
-  registerGetService(server, "Pager_GetService");
+  registerGetIncident(server, "Pager_GetIncident");
   return server;
 });
 const nodeHandler = toNodeHandler(handler);

@@ -1,9 +1,18 @@
-// A zero-latency stand-in for PagerDuty on 127.0.0.1, answering from the sandbox's seeded account:
-// GET /services/{id}, GET /incidents (10 incidents) and GET /users/me.
+// A zero-latency stand-in for PagerDuty on 127.0.0.1: GET /incidents/{id} answers with PagerDuty's
+// own example incident (bench/data/pagerduty-incident.json) for its id; GET /services/{id},
+// GET /incidents (10 incidents) and GET /users/me answer from the sandbox's seeded account.
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { sandbox } from "@toolkits/pager/sandbox";
 
-/** Starts the stand-in; resolves with its base URL and a `close()`. */
+// Served compact, as PagerDuty's API sends JSON, whatever the vendored file's indentation.
+const example = JSON.parse(readFileSync(new URL("./data/pagerduty-incident.json", import.meta.url), "utf8"));
+const incidentBody = JSON.stringify(example);
+
+/**
+ * Starts the stand-in; resolves with its base URL, the ids it knows (`serviceId`, `incidentId`),
+ * the byte size of the incident answer (`incidentBytes`) and a `close()`.
+ */
 export async function localPagerDuty() {
   const { account } = sandbox();
   const bodies = new Map([
@@ -12,6 +21,7 @@ export async function localPagerDuty() {
       "/incidents",
       JSON.stringify({ incidents: account.incidents.slice(0, 10), limit: 10, offset: 0, more: true }),
     ],
+    [`/incidents/${example.incident.id}`, incidentBody],
     ...account.services.map((service) => [`/services/${service.id}`, JSON.stringify({ service })]),
   ]);
   const server = createServer((request, response) => {
@@ -23,6 +33,8 @@ export async function localPagerDuty() {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     serviceId: account.services[0].id,
+    incidentId: example.incident.id,
+    incidentBytes: Buffer.byteLength(incidentBody),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
