@@ -26,7 +26,7 @@ export class NoAnswer extends Error {
   }
 }
 
-export const CHECK_EFFECT = " Check whether it took effect before calling again.";
+const CHECK_EFFECT = " Check whether it took effect before calling again.";
 const NOT_REPEATED = ` The request may have reached the upstream, so it was not repeated (that could do it twice).${CHECK_EFFECT}`;
 const EFFECT_UNKNOWN = ` The request reached the upstream, so its effect is unknown; it was not repeated (that could do it twice).${CHECK_EFFECT}`;
 /** Statuses answered again after a wait (idempotent requests only, but for 429). */
@@ -87,6 +87,40 @@ export function unansweredFailure(error: unknown, sending: Sending): ToolError {
     ? `: the upstream's answer was cut off before it was complete${detail}.`
     : ` could not reach the upstream${detail}.`;
   return new ToolError("upstream_unavailable", `${label}${what}${notRepeated}`, { retryable: idempotent });
+}
+
+/** A redirect as core's fetch met it. */
+export interface Redirect {
+  status: number;
+  /** The URL that answered with the redirect. */
+  from: string;
+  /** Its Location header. */
+  location: string;
+  /** Redirects already followed. */
+  hops: number;
+  maxRedirects: number;
+}
+
+/**
+ * Where a redirect leads, when it may be followed.
+ * @throws ToolError `upstream_error` naming the location's origin when it may not: another origin,
+ *   a request with a body, or `maxRedirects` already followed (or a Location that is no URL).
+ */
+export function followable(exchange: UpstreamExchange, redirect: Redirect): URL {
+  const { status, from, location, hops, maxRedirects } = redirect;
+  const target = URL.canParse(location, from) ? new URL(location, from) : undefined;
+  const why = !target
+    ? " to a Location that is not a URL, so it was not followed."
+    : target.origin !== new URL(from).origin
+      ? ` to another origin, ${target.origin}. Requests are never redirected to other origins, so nothing was resent there; check that the toolkit's API URL setting points at the API itself.`
+      : exchange.body !== undefined
+        ? ` within ${target.origin}. A request body is never sent twice, so nothing was resent.${exchange.idempotent ? "" : CHECK_EFFECT}`
+        : hops >= maxRedirects
+          ? ` within ${target.origin} after ${hops} redirects already followed, the most allowed, so nothing more was sent.`
+          : undefined;
+  if (target && why === undefined) return target;
+  const message = `${exchange.label} was redirected (HTTP ${status})${why}`;
+  throw new ToolError("upstream_error", message, { status, retryable: false });
 }
 
 /**

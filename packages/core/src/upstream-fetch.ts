@@ -1,7 +1,7 @@
 import type { Input } from "ky";
 import { ToolError } from "./errors.js";
 import type { UpstreamExchange, UpstreamFetch, UpstreamInit, UpstreamLimits } from "./upstream.js";
-import { CHECK_EFFECT, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
+import { followable, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
 
 // What core adds beneath ky, as the `fetch` ky sends with: what ky leaves to fetch and fetch gets
 // wrong for us. fetch's own redirect following would replay a 307's body to any host and loop
@@ -12,37 +12,29 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 /** Most bytes of an error answer read: its message is all that is used, whatever `maxBytes` allows. */
 const ERROR_BODY_BYTES = 64_000;
 
-/**
- * An answer read whole: the status and headers it came with, its body as `bodyText`. It has no body
- * stream, so ky's hooks get it without copying one.
- */
-export class ReadAnswer extends Response {
-  constructor(
-    readonly bodyText: string,
-    from: Response,
-  ) {
-    super(null, { status: from.status, statusText: from.statusText, headers: from.headers });
-  }
-}
+/** An answer read whole: the status and headers it came with, its body as `bodyText`. */
+export type ReadAnswer = Response & { bodyText: string };
 
 /**
  * The `fetch` a ky instance sends with: each attempt through `send` (the host's), following only
- * the redirects that may be followed, its answer read whole within `maxBytes` and returned as a
- * ReadAnswer. ky hands it the exchange as its own option `sending` (ky passes options it does not
- * know to its fetch), and its `timeout` thereby covers the redirects and the whole body.
+ * the redirects that may be followed, its answer read whole within `maxBytes`. The ReadAnswer it
+ * returns has no body stream, so ky's hooks get it without copying one. ky hands it the exchange as
+ * its own option `sending` (ky passes options it does not know to its fetch), and its `timeout`
+ * thereby covers the redirects and the whole body.
  * @throws ToolError for a refused redirect or a success answer over `maxBytes` (never retried);
  *   NoAnswer when the attempt got no whole answer.
  */
 export function answeringFetch(send: UpstreamFetch | undefined, limits: UpstreamLimits) {
   const network: UpstreamFetch = send ?? ((input, init) => fetch(input, init));
-  return async (input: Input, init?: RequestInit): Promise<Response> => {
+  return async (input: Input, init?: RequestInit): Promise<ReadAnswer> => {
     const { sending } = init as { sending: Sending };
     sending.answered = false;
     try {
       // ky always sends a Request it built.
       const response = await follow(input as Request, sending.exchange, network, limits.maxRedirects);
       sending.answered = true;
-      return new ReadAnswer(await readAnswer(response, sending.exchange, limits.maxBytes), response);
+      const bodyText = await readAnswer(response, sending.exchange, limits.maxBytes);
+      return Object.assign(new Response(null, response), { bodyText });
     } catch (error) {
       throw error instanceof ToolError ? error : new NoAnswer(sending, error);
     }
@@ -64,49 +56,22 @@ async function follow(
   let response = await send(request, budget && { budget });
   let { url, method } = request;
   for (let hops = 0; ; hops++) {
-    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get("location") : null;
+    const { status, headers } = response;
+    const location = REDIRECT_STATUSES.has(status) ? headers.get("location") : null;
     if (location === null) return response;
     discard(response.body);
-    url = followable(exchange, { status: response.status, from: url, location, hops, maxRedirects }).href;
+    url = followable(exchange, { status, from: url, location, hops, maxRedirects }).href;
     // A 303 points at a result to read, whatever the method was (fetch does the same).
-    if (response.status === 303 && method !== "HEAD") method = "GET";
-    const { headers, signal } = request;
-    const hop: UpstreamInit = { method, headers, signal, redirect: "manual", budget };
+    if (status === 303 && method !== "HEAD") method = "GET";
+    const hop: UpstreamInit = {
+      method,
+      headers: request.headers,
+      signal: request.signal,
+      redirect: "manual",
+      budget,
+    };
     response = await send(url, hop);
   }
-}
-
-interface Redirect {
-  status: number;
-  /** The URL that answered with the redirect. */
-  from: string;
-  /** Its Location header. */
-  location: string;
-  /** Redirects already followed. */
-  hops: number;
-  maxRedirects: number;
-}
-
-/**
- * Where a redirect leads, when it may be followed.
- * @throws ToolError `upstream_error` naming the location's origin when it may not: another origin,
- *   a request with a body, or `maxRedirects` already followed (or a Location that is no URL).
- */
-function followable(exchange: UpstreamExchange, redirect: Redirect): URL {
-  const { status, from, location, hops, maxRedirects } = redirect;
-  const target = URL.canParse(location, from) ? new URL(location, from) : undefined;
-  const why = !target
-    ? " to a Location that is not a URL, so it was not followed."
-    : target.origin !== new URL(from).origin
-      ? ` to another origin, ${target.origin}. Requests are never redirected to other origins, so nothing was resent there; check that the toolkit's API URL setting points at the API itself.`
-      : exchange.body !== undefined
-        ? ` within ${target.origin}. A request body is never sent twice, so nothing was resent.${exchange.idempotent ? "" : CHECK_EFFECT}`
-        : hops >= maxRedirects
-          ? ` within ${target.origin} after ${hops} redirects already followed, the most allowed, so nothing more was sent.`
-          : undefined;
-  if (target && why === undefined) return target;
-  const message = `${exchange.label} was redirected (HTTP ${status})${why}`;
-  throw new ToolError("upstream_error", message, { status, retryable: false });
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   statusFailure,
   unansweredFailure,
 } from "./upstream-errors.js";
-import { answeringFetch, ReadAnswer } from "./upstream-fetch.js";
+import { answeringFetch, type ReadAnswer } from "./upstream-fetch.js";
 
 /**
  * The one policy every upstream request of every toolkit goes through (core's JSON client and the
@@ -152,7 +152,12 @@ const ANY_METHOD = ["get", "head", "put", "delete", "post", "patch"];
  */
 export function createUpstream(options: UpstreamOptions = {}): Upstream {
   const policy = options.retry ?? DEFAULT_RETRY;
-  const limits = upstreamLimits(options);
+  // Each limit left out (or undefined) takes its default.
+  const limits: UpstreamLimits = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_LIMITS.timeoutMs,
+    maxBytes: options.maxBytes ?? DEFAULT_UPSTREAM_LIMITS.maxBytes,
+    maxRedirects: options.maxRedirects ?? DEFAULT_UPSTREAM_LIMITS.maxRedirects,
+  };
   const afterResponse: AfterResponseHook = (_request, kyOptions, response, { retryCount }) => {
     const wait = answerWait(response, sendingOf(kyOptions), retryCount, policy);
     return wait === undefined ? undefined : ky.retry({ delay: wait });
@@ -205,19 +210,9 @@ export function sendUpstream(
   return createUpstream(options).send(exchange);
 }
 
-/** The limits `options` sets, each one left out (or undefined) at its default. */
-function upstreamLimits(options: Partial<UpstreamLimits>): UpstreamLimits {
-  const defaults = DEFAULT_UPSTREAM_LIMITS;
-  return {
-    timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
-    maxBytes: options.maxBytes ?? defaults.maxBytes,
-    maxRedirects: options.maxRedirects ?? defaults.maxRedirects,
-  };
-}
-
 const sendingOf = (options: NormalizedOptions): Sending =>
   (options as unknown as { sending: Sending }).sending;
-const textOf = (response: Response): string => (response instanceof ReadAnswer ? response.bodyText : "");
+const textOf = (response: Response): string => (response as Partial<ReadAnswer>).bodyText ?? "";
 
 /** The wait before retry number `retries + 1`, in milliseconds: exponential, with full jitter. */
 const backoff = (policy: RetryPolicy, retries: number): number =>
