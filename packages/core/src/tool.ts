@@ -151,14 +151,14 @@ export interface PageServices {
  */
 export interface RateBudget {
   /** Unique across toolkits; operators name it to change its limit (`pager`, `sheets-read`). */
-  name: string;
-  requests: number;
-  periodS: number;
+  readonly name: string;
+  readonly requests: number;
+  readonly periodS: number;
   /**
    * What the upstream counts per: each `user` (all their credentials together), or each
    * `credential` (an API key, which several people may share).
    */
-  per: "user" | "credential";
+  readonly per: "user" | "credential";
 }
 
 /**
@@ -168,14 +168,14 @@ export interface RateBudget {
  */
 export interface UpstreamApi {
   /** Its name for people, e.g. `PagerDuty REST API v2`. */
-  title: string;
+  readonly title: string;
   /**
    * Its origins by region, the default region first: `{ us: "https://api.pagerduty.com", eu: … }`;
    * one keyed `global` for an API without regions.
    */
-  origins: Readonly<Record<string, string>>;
+  readonly origins: Readonly<Record<string, string>>;
   /** The budgets its requests count against; empty when it sets none per user or key. */
-  budgets: readonly RateBudget[];
+  readonly budgets: readonly RateBudget[];
 }
 
 /** A toolkit as a host composes it. */

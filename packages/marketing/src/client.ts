@@ -19,19 +19,19 @@ export const REGIONS = Object.freeze({
 export type Region = keyof typeof REGIONS;
 
 /** The App API's documented limit: about 10 requests a second, counted per API key. */
-export const MARKETING_BUDGET: RateBudget = Object.freeze({
+export const MARKETING_BUDGET: RateBudget = {
   name: "marketing",
   requests: 10,
   periodS: 1,
   per: "credential",
-});
+};
 
 /** The API the tools call, where it answers and the budget every request of theirs counts against. */
-export const MARKETING_API: UpstreamApi = Object.freeze({
+export const MARKETING_API: UpstreamApi = {
   title: "Customer.io App API",
   origins: REGIONS,
   budgets: [MARKETING_BUDGET],
-});
+};
 
 /** The secret holding the App API key, sent as `Authorization: Bearer <key>`. */
 export const API_KEY_SECRET = "MARKETING_API_KEY";

@@ -30,19 +30,14 @@ export const PAGER_REGIONS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** PagerDuty's documented limit: 960 requests a minute per user (all their tokens and keys together). */
-export const PAGER_BUDGET: RateBudget = Object.freeze({
-  name: "pager",
-  requests: 960,
-  periodS: 60,
-  per: "user",
-});
+export const PAGER_BUDGET: RateBudget = { name: "pager", requests: 960, periodS: 60, per: "user" };
 
 /** The API the tools call, where it answers and the budget every request of theirs counts against. */
-export const PAGER_API: UpstreamApi = Object.freeze({
+export const PAGER_API: UpstreamApi = {
   title: "PagerDuty REST API v2",
   origins: PAGER_REGIONS,
   budgets: [PAGER_BUDGET],
-});
+};
 
 /** PagerDuty refuses `offset + limit` above this on every list endpoint. */
 export const MAX_OFFSET_PLUS_LIMIT = 10_000;
