@@ -187,9 +187,9 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
       const sending: Sending = { exchange, started: Date.now(), answered: false };
       const { method, url, headers, body, signal } = exchange;
       // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is.
-      const request: Options & { sending: Sending } = { method, headers, body, signal, sending };
+      const init: Options & { sending: Sending } = { method, headers, body, signal, sending };
       try {
-        const response = await api(url, request);
+        const response = await api(url, init);
         return { status: response.status, headers: response.headers, text: textOf(response) };
       } catch (error) {
         throw unansweredFailure(error, sending);
@@ -210,6 +210,7 @@ export function sendUpstream(
   return createUpstream(options).send(exchange);
 }
 
+// ky keeps the options it does not know among the options its hooks get.
 const sendingOf = (options: NormalizedOptions): Sending =>
   (options as unknown as { sending: Sending }).sending;
 const textOf = (response: Response): string => (response as Partial<ReadAnswer>).bodyText ?? "";
