@@ -1,6 +1,6 @@
 import type { Input } from "ky";
 import { ToolError } from "./errors.js";
-import type { UpstreamExchange, UpstreamFetch, UpstreamInit, UpstreamLimits } from "./upstream.js";
+import type { UpstreamExchange, UpstreamFetch, UpstreamLimits } from "./upstream.js";
 import { followable, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
 
 // What core adds beneath ky, as the `fetch` ky sends with: what ky leaves to fetch and fetch gets
@@ -53,24 +53,18 @@ async function follow(
   maxRedirects: number,
 ): Promise<Response> {
   const { budget } = exchange;
-  let response = await send(request, budget && { budget });
+  const { headers, signal } = request;
   let { url, method } = request;
+  let response = await send(request, budget && { budget });
   for (let hops = 0; ; hops++) {
-    const { status, headers } = response;
-    const location = REDIRECT_STATUSES.has(status) ? headers.get("location") : null;
+    const { status } = response;
+    const location = REDIRECT_STATUSES.has(status) ? response.headers.get("location") : null;
     if (location === null) return response;
     discard(response.body);
     url = followable(exchange, { status, from: url, location, hops, maxRedirects }).href;
     // A 303 points at a result to read, whatever the method was (fetch does the same).
     if (status === 303 && method !== "HEAD") method = "GET";
-    const hop: UpstreamInit = {
-      method,
-      headers: request.headers,
-      signal: request.signal,
-      redirect: "manual",
-      budget,
-    };
-    response = await send(url, hop);
+    response = await send(url, { method, headers, signal, redirect: "manual", budget });
   }
 }
 
