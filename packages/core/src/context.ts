@@ -1,16 +1,9 @@
 import { type ErrorKind, ToolError } from "./errors.js";
 import { type Logger, silentLogger } from "./logger.js";
-import {
-  accessTokenVariable,
-  Secret,
-  type SecretProvider,
-  secretsFromEnv,
-  type TokenProvider,
-  tokensFromEnv,
-} from "./secrets.js";
+import { accessTokenVariable, Secret, secretsFromEnv, type TokenProvider, tokensFromEnv } from "./secrets.js";
 import { memoryState, type StateStore } from "./state.js";
 import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
-import type { UpstreamLimits } from "./upstream.js";
+import type { UpstreamFetch, UpstreamLimits } from "./upstream.js";
 
 /** A credential the host could not find: an OAuth provider's token (or its stand-in secret), or a secret. */
 export type MissingCredential =
@@ -18,11 +11,18 @@ export type MissingCredential =
   | { kind: "token"; provider: string; alternativeSecret?: string };
 
 /**
+ * A secret as a host hands it over: its value, or its value with the settings that belong with it
+ * (the region of the workspace an API key opens), which the credential carries (`Credential.settings`).
+ */
+export type HostSecret = string | { value: string; settings: Readonly<Record<string, string>> };
+
+/**
  * Where tools get credentials, settings and logging. One host serves every call; a context per
  * call adds the signal and progress reporter.
  */
 export interface Host {
-  secrets: SecretProvider;
+  /** A secret's value by name (any `SecretProvider`), optionally with its settings; `undefined` when unset. */
+  secrets: (name: string) => HostSecret | undefined | Promise<HostSecret | undefined>;
   tokens: TokenProvider;
   /** Non-secret configuration (`PAGER_REGION`, `MARKETING_API_URL`, …). */
   settings(name: string): string | undefined;
@@ -31,8 +31,11 @@ export interface Host {
   howToSupply(missing: MissingCredential): string;
   /** Cap on a result's JSON size in bytes; larger results are cut with a marker. */
   maxResultBytes?: number;
-  /** The fetch upstream requests go through (a sandbox's fakes, say); default the global one. */
-  fetch?: typeof fetch;
+  /**
+   * The fetch upstream requests go through (a sandbox's fakes, say); default the global one. Core's
+   * clients name each request's rate budget in its init (`UpstreamInit.budget`).
+   */
+  fetch?: UpstreamFetch;
   /**
    * The operator's limits on every upstream exchange of every tool: `timeoutMs` per attempt (body
    * included), `maxBytes` per answer, `maxRedirects` (same-origin, bodiless requests only). Unset
@@ -152,9 +155,12 @@ export async function runScoped<R>(
   try {
     return await run({ ...context, signal: AbortSignal.any([context.signal, settled.signal]) });
   } finally {
-    settled.abort();
+    settled.abort(ANSWERED);
   }
 }
+
+// One reason for every call: a DOMException made per call (its stack captured) cost 2% of a call.
+const ANSWERED = new DOMException("The tool call has answered.", "AbortError");
 
 /**
  * The credential `auth` asks for: the OAuth token when the host has one, else the named secret.
@@ -172,8 +178,10 @@ async function resolveCredential(host: Host, auth: AuthRequirement): Promise<Cre
       };
   }
   if (secret) {
-    const value = await host.secrets(secret);
-    if (value) return { kind: "secret", name: secret, value: new Secret(secret, value) };
+    const found = await host.secrets(secret);
+    const { value, settings } =
+      typeof found === "string" ? { value: found, settings: undefined } : (found ?? {});
+    if (value) return { kind: "secret", name: secret, value: new Secret(secret, value), settings };
   }
   const missing: MissingCredential = oauth
     ? { kind: "token", provider: oauth.provider, alternativeSecret: secret }

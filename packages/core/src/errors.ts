@@ -115,6 +115,22 @@ export function kindForStatus(status: number): ErrorKind {
   return "upstream_error";
 }
 
+/**
+ * The wait an upstream asked for, in milliseconds: `Retry-After` as seconds or an HTTP date,
+ * else `ratelimit-reset` / `x-ratelimit-reset` as seconds. Undefined when none is usable.
+ */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const retryAfter = headers.get("retry-after");
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const reset = Number(headers.get("ratelimit-reset") ?? headers.get("x-ratelimit-reset") ?? Number.NaN);
+  return Number.isFinite(reset) ? Math.max(0, reset * 1000) : undefined;
+}
+
 const MAX_UPSTREAM_TEXT = 500;
 
 /**

@@ -1,5 +1,6 @@
 import { ToolError, upstreamMessage } from "./errors.js";
-import { sendUpstream, type UpstreamOptions } from "./upstream.js";
+import type { RateBudget } from "./tool.js";
+import { createUpstream, type UpstreamOptions } from "./upstream.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type QueryValue = string | number | boolean;
@@ -22,6 +23,10 @@ export interface HttpRequest {
    */
   idempotent?: boolean;
   signal?: AbortSignal;
+  /** The rate budget it counts against, in place of the client's `budget`. */
+  budget?: RateBudget;
+  /** Advice on its failures, in place of the client's `advise`. */
+  advise?: UpstreamOptions["advise"];
 }
 
 export interface HttpResponse<T = unknown> {
@@ -39,6 +44,8 @@ export interface HttpClientOptions extends UpstreamOptions {
   authorization?: () => string | Promise<string>;
   /** Headers sent with every request. */
   headers?: Readonly<Record<string, string>>;
+  /** The rate budget every request counts against, unless it names its own (see `UpstreamInit`). */
+  budget?: RateBudget;
 }
 
 /** A JSON HTTP client with retries, timeouts and failures mapped to ToolError. */
@@ -47,7 +54,7 @@ export interface HttpClient {
    * Sends `request` and parses the JSON answer.
    * @throws ToolError `invalid_input` for a bad path parameter (nothing is sent); otherwise the kind
    *   of the upstream failure (`not_found`, `rate_limited` with `retryAfterMs`, `timeout`, …), as
-   *   `sendUpstream` throws them (answers cut off, too large, or redirected included).
+   *   `Upstream.send` throws them (answers cut off, too large, or redirected included).
    */
   request<T = unknown>(request: HttpRequest): Promise<HttpResponse<T>>;
 }
@@ -55,21 +62,19 @@ export interface HttpClient {
 const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "PUT", "DELETE"]);
 
 /**
- * Creates an HttpClient for one upstream, sending through core's upstream policy (`sendUpstream`).
- * Cheap: build one per call when credentials vary.
+ * Creates an HttpClient for one upstream, sending through core's upstream policy (one
+ * `createUpstream` for all its requests). Cheap: build one per call when credentials vary.
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const base = options.baseUrl.replace(/\/+$/, "");
+  const upstream = createUpstream(options);
+  const common = { accept: "application/json", ...options.headers };
   return {
     async request<T>(request: HttpRequest): Promise<HttpResponse<T>> {
       const url = base + expandPath(request.path, request.pathParams ?? {}) + queryString(request.query);
       const idempotent = request.idempotent ?? IDEMPOTENT_METHODS.has(request.method);
       assertSendableHeaders(request.headers ?? {});
-      const headers: Record<string, string> = {
-        accept: "application/json",
-        ...options.headers,
-        ...request.headers,
-      };
+      const headers: Record<string, string> = { ...common, ...request.headers };
       if (options.authorization) headers.authorization = await options.authorization();
       if (request.body !== undefined) headers["content-type"] = "application/json";
       const { method, path, signal } = request;
@@ -83,8 +88,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         target: path,
         params: request.pathParams,
         label: `${method} ${path}`,
+        budget: request.budget ?? options.budget,
+        advise: request.advise,
       };
-      const answer = await sendUpstream(exchange, options);
+      const answer = await upstream.send(exchange);
       return {
         status: answer.status,
         data: parseJson<T>(answer.status, answer.text, idempotent),

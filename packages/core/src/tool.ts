@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Logger } from "./logger.js";
 import type { Secret } from "./secrets.js";
 import type { StateStore } from "./state.js";
-import type { UpstreamLimits } from "./upstream.js";
+import type { UpstreamFetch, UpstreamLimits } from "./upstream.js";
 
 /**
  * Behaviour hints, always all four (MCP's defaults are the pessimistic opposite).
@@ -33,10 +33,14 @@ export interface AuthRequirement {
   secret?: string;
 }
 
-/** A credential as a tool receives it: an OAuth access token, or a named secret. */
+/**
+ * A credential as a tool receives it: an OAuth access token, or a named secret. `settings` are those
+ * that belong with the credential rather than with the host (`MARKETING_REGION`: the region of the
+ * workspace a key opens); for requests made with it they win over `context.setting`.
+ */
 export type Credential =
-  | { kind: "token"; provider: string; value: Secret }
-  | { kind: "secret"; name: string; value: Secret };
+  | { kind: "token"; provider: string; value: Secret; settings?: Readonly<Record<string, string>> }
+  | { kind: "secret"; name: string; value: Secret; settings?: Readonly<Record<string, string>> };
 
 /** Progress of a long call: `progress` rises monotonically, `total` when known. */
 export interface ProgressUpdate {
@@ -63,8 +67,11 @@ export interface ToolContext {
   /** Reports progress to the caller; a no-op when the caller did not ask for progress. */
   progress(update: ProgressUpdate): void;
   logger: Logger;
-  /** The fetch every upstream request goes through: the network, or a sandbox's fakes. */
-  fetch: typeof fetch;
+  /**
+   * The fetch every upstream request goes through: the network, or a sandbox's fakes. Core's
+   * clients pass it the rate budget each request counts against (`UpstreamInit.budget`).
+   */
+  fetch: UpstreamFetch;
   /**
    * The host's cap on a result's JSON size, in bytes, when it has one. Tools that cut their own
    * results with a precise way to continue (e.g. the next row) stay under it.
@@ -138,6 +145,39 @@ export interface PageServices {
   state: StateStore;
 }
 
+/**
+ * A limit an upstream puts on requests, as it documents it: at most `requests` per `periodS`
+ * seconds. A host acting for many people (`Host.forPrincipal`) enforces it for each of them.
+ */
+export interface RateBudget {
+  /** Unique across toolkits; operators name it to change its limit (`pager`, `sheets-read`). */
+  readonly name: string;
+  readonly requests: number;
+  readonly periodS: number;
+  /**
+   * What the upstream counts per: each `user` (all their credentials together), or each
+   * `credential` (an API key, which several people may share).
+   */
+  readonly per: "user" | "credential";
+}
+
+/**
+ * An upstream API a toolkit calls: where it answers and the rate budgets its requests count
+ * against. Each request names its budget to the host's fetch (`UpstreamInit.budget`), so a host
+ * need not tell requests apart by their URLs.
+ */
+export interface UpstreamApi {
+  /** Its name for people, e.g. `PagerDuty REST API v2`. */
+  readonly title: string;
+  /**
+   * Its origins by region, the default region first: `{ us: "https://api.pagerduty.com", eu: … }`;
+   * one keyed `global` for an API without regions.
+   */
+  readonly origins: Readonly<Record<string, string>>;
+  /** The budgets its requests count against; empty when it sets none per user or key. */
+  readonly budgets: readonly RateBudget[];
+}
+
 /** A toolkit as a host composes it. */
 export interface Toolkit {
   /** Short id used on the command line: `pager`, `sheets`, `marketing`. */
@@ -146,6 +186,8 @@ export interface Toolkit {
   tools: readonly AnyToolDefinition[];
   /** One sentence on configuring credentials, shown when they are missing. */
   setup: string;
+  /** The upstream APIs its tools call, with their origins and rate budgets. */
+  upstreams?: readonly UpstreamApi[];
   /** Loads the toolkit's fake upstream; imported lazily so normal runs never load msw. */
   sandbox(): Promise<Sandbox>;
   /**

@@ -15,7 +15,7 @@ beforeAll(() => {
   mkdirSync(installed, { recursive: true });
   for (const part of ["package.json", "dist"])
     cpSync(join(PACKAGE, part), join(installed, part), { recursive: true });
-  for (const name of ["zod", "minisearch"]) {
+  for (const name of ["zod", "minisearch", "ky"]) {
     symlinkSync(
       realpathSync(join(PACKAGE, "node_modules", name)),
       join(project, "node_modules", name),

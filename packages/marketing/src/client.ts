@@ -1,9 +1,11 @@
 import {
+  type Credential,
   createHttpClient,
   type FailureInfo,
-  type HttpClient,
+  type RateBudget,
   type ToolContext,
   ToolError,
+  type UpstreamApi,
 } from "@toolkits/core";
 import type { EndpointSpec } from "./endpoint.js";
 import { LIST_TOOLS } from "./endpoints.generated.js";
@@ -16,8 +18,25 @@ export const REGIONS = Object.freeze({
 });
 export type Region = keyof typeof REGIONS;
 
+/** The App API's documented limit: about 10 requests a second, counted per API key. */
+export const MARKETING_BUDGET: RateBudget = {
+  name: "marketing",
+  requests: 10,
+  periodS: 1,
+  per: "credential",
+};
+
+/** The API the tools call, where it answers and the budget every request of theirs counts against. */
+export const MARKETING_API: UpstreamApi = {
+  title: "Customer.io App API",
+  origins: REGIONS,
+  budgets: [MARKETING_BUDGET],
+};
+
 /** The secret holding the App API key, sent as `Authorization: Bearer <key>`. */
 export const API_KEY_SECRET = "MARKETING_API_KEY";
+/** The setting naming the key's region, `us` or `eu`; the key may carry it (`Credential.settings`). */
+export const REGION_SETTING = "MARKETING_REGION";
 const TOOL_PREFIX = "MarketingApi.";
 
 /** Where requests go: `MARKETING_API_URL` wins, else the `MARKETING_REGION` host (default `us`). */
@@ -28,13 +47,13 @@ export interface Upstream {
 }
 
 /**
- * Resolves the upstream from the context's settings.
+ * Resolves the upstream from the context's settings: the one rule for where App API requests go.
  * @throws ToolError `invalid_input` when MARKETING_REGION is neither `us` nor `eu`.
  */
 export function resolveUpstream(context: Pick<ToolContext, "setting">): Upstream {
   const url = context.setting("MARKETING_API_URL");
   if (url) return { baseUrl: url.replace(/\/+$/, ""), region: "custom" };
-  const region = (context.setting("MARKETING_REGION") ?? "us").trim().toLowerCase() || "us";
+  const region = (context.setting(REGION_SETTING) ?? "us").trim().toLowerCase() || "us";
   if (!Object.hasOwn(REGIONS, region)) {
     throw new ToolError(
       "invalid_input",
@@ -62,20 +81,24 @@ export interface MarketingClient {
   send(spec: EndpointSpec, call: UpstreamCall): Promise<unknown>;
 }
 
-/** Builds a client for one tool call from the context's settings and the App API key its tool declares. */
+/**
+ * Builds a client for one tool call from the App API key its tool declares and the context's
+ * settings, the key's own (its region) first; every request counts against MARKETING_BUDGET.
+ */
 export async function createMarketingClient(context: ToolContext): Promise<MarketingClient> {
-  const upstream = resolveUpstream(context);
-  const key = (await context.credential()).value;
+  const credential = await context.credential();
+  const upstream = resolveUpstream({ setting: (name) => settingFor(credential, context, name) });
+  const key = credential.value;
+  const http = createHttpClient({
+    baseUrl: upstream.baseUrl,
+    authorization: () => `Bearer ${key.reveal()}`,
+    fetch: context.fetch,
+    budget: MARKETING_BUDGET,
+    ...context.upstream,
+  });
   return {
     upstream,
     async send(spec, call) {
-      const http: HttpClient = createHttpClient({
-        baseUrl: upstream.baseUrl,
-        authorization: () => `Bearer ${key.reveal()}`,
-        advise: (failure) => advice(failure, spec, upstream),
-        fetch: context.fetch,
-        ...context.upstream,
-      });
       const sent = callToUpstream(spec, call);
       const response = await http.request({
         method: spec.method,
@@ -88,10 +111,16 @@ export async function createMarketingClient(context: ToolContext): Promise<Marke
         // cannot be checked cheaply, so the model decides whether to repeat it.
         idempotent: spec.hints.idempotent && !spec.mode,
         signal: context.signal,
+        advise: (failure) => advice(failure, spec, upstream),
       });
       return resultToNeutral(response.data);
     },
   };
+}
+
+/** A setting as it holds for requests with `credential`: the credential's own, else the host's. */
+function settingFor(credential: Credential, context: ToolContext, name: string): string | undefined {
+  return credential.settings?.[name] ?? context.setting(name);
 }
 
 function advice({ status }: FailureInfo, spec: EndpointSpec, upstream: Upstream): string | undefined {

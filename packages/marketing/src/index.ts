@@ -1,11 +1,15 @@
 import type { AnyToolDefinition, Toolkit } from "@toolkits/core";
+import { MARKETING_API } from "./client.js";
 import { ENDPOINTS } from "./endpoints.generated.js";
 import { toolFromEndpoint } from "./tool.js";
 
 export {
   API_KEY_SECRET,
   createMarketingClient,
+  MARKETING_API,
+  MARKETING_BUDGET,
   type MarketingClient,
+  REGION_SETTING,
   REGIONS,
   type Region,
   resolveUpstream,
@@ -47,5 +51,6 @@ export const marketingToolkit: Toolkit = {
   tools: marketingTools,
   setup:
     "Set MARKETING_API_KEY to a Customer.io App API key, and MARKETING_REGION=eu for an EU workspace (or MARKETING_API_URL for another host).",
+  upstreams: [MARKETING_API],
   sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
 };

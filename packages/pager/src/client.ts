@@ -3,8 +3,10 @@ import {
   createHttpClient,
   type FailureInfo,
   type HttpClient,
+  type RateBudget,
   type ToolContext,
   ToolError,
+  type UpstreamApi,
 } from "@toolkits/core";
 import type {
   IncidentStatus,
@@ -26,6 +28,16 @@ export const PAGER_REGIONS: Readonly<Record<string, string>> = Object.freeze({
   us: "https://api.pagerduty.com",
   eu: "https://api.eu.pagerduty.com",
 });
+
+/** PagerDuty's documented limit: 960 requests a minute per user (all their tokens and keys together). */
+export const PAGER_BUDGET: RateBudget = { name: "pager", requests: 960, periodS: 60, per: "user" };
+
+/** The API the tools call, where it answers and the budget every request of theirs counts against. */
+export const PAGER_API: UpstreamApi = {
+  title: "PagerDuty REST API v2",
+  origins: PAGER_REGIONS,
+  budgets: [PAGER_BUDGET],
+};
 
 /** PagerDuty refuses `offset + limit` above this on every list endpoint. */
 export const MAX_OFFSET_PLUS_LIMIT = 10_000;
@@ -165,7 +177,7 @@ export async function pagerAuthorization(context: ToolContext): Promise<string> 
 
 /**
  * Builds the client for one tool call, with that call's credential, base URL, fetch, signal and
- * the host's upstream limits.
+ * the host's upstream limits; every request counts against PAGER_BUDGET.
  */
 export async function createPagerClient(context: ToolContext): Promise<PagerClient> {
   const baseUrl = pagerBaseUrl(context);
@@ -176,6 +188,7 @@ export async function createPagerClient(context: ToolContext): Promise<PagerClie
     headers: { accept: "application/vnd.pagerduty+json;version=2", "content-type": "application/json" },
     advise: (failure) => advise(failure, context),
     fetch: context.fetch,
+    budget: PAGER_BUDGET,
     ...context.upstream,
   });
   const get = <T>(path: string, id?: string, query?: object): Promise<T> =>

@@ -1,4 +1,5 @@
 import type { Toolkit } from "@toolkits/core";
+import { PAGER_API } from "./client.js";
 import { getEscalationPolicy } from "./tools/getEscalationPolicy.js";
 import { getIncident } from "./tools/getIncident.js";
 import { getService } from "./tools/getService.js";
@@ -66,5 +67,6 @@ export const pagerToolkit: Toolkit = {
   ],
   setup:
     "Set PAGER_ACCESS_TOKEN to a PagerDuty OAuth access token with read scopes (or PAGER_API_TOKEN to a classic API token), and PAGER_REGION=eu for an EU account.",
+  upstreams: [PAGER_API],
   sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
 };

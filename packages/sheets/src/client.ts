@@ -2,21 +2,20 @@ import type { drive_v3 } from "@googleapis/drive";
 import type { MethodOptions, sheets_v4 } from "@googleapis/sheets";
 import {
   createHttpClient,
+  createUpstream,
   type FailureInfo,
   type HttpClient,
+  type RateBudget,
   type RetryPolicy,
-  sendUpstream,
   type ToolContext,
   ToolError,
-  type UpstreamOptions,
 } from "@toolkits/core";
 import type { CellBlock, CellValue } from "./cells.js";
 import type { SpreadsheetInfo } from "./spreadsheet.js";
+import { SHEETS_READ_BUDGET as READ, SHEETS_WRITE_BUDGET as WRITE, WWW_ORIGIN } from "./upstreams.js";
 
 /** Setting naming one root URL for every Google API this toolkit calls (a fake server in tests). */
 export const ROOT_URL_SETTING = "GOOGLE_API_ROOT_URL";
-/** Where userinfo and Drive `about` live when no root URL is configured. */
-const WWW_ROOT = "https://www.googleapis.com";
 
 const METADATA_FIELDS =
   "spreadsheetId,spreadsheetUrl,properties(title,locale,timeZone)," +
@@ -64,9 +63,10 @@ export interface UserInfo {
 
 /**
  * Typed access to the Google endpoints the sheets tools call. Every request, the Google client
- * libraries' included, goes through core's upstream policy (`sendUpstream`): the caller's Google
- * access token, the call's abort signal, the host's limits (time, answer size, redirects), retries
- * (never a repeated spreadsheet creation), and ToolErrors carrying Google's own message and this toolkit's advice.
+ * libraries' included, goes through core's upstream policy (one `createUpstream` per client): the
+ * caller's Google access token, the call's abort signal, the host's limits (time, answer size,
+ * redirects), retries (never a repeated spreadsheet creation), ToolErrors carrying Google's own
+ * message and this toolkit's advice, and each Sheets API request naming its read or write budget.
  */
 export interface GoogleClient {
   /** `GET /v4/spreadsheets/{id}` with a metadata-only field mask. @throws ToolError `not_found`/`forbidden` with the picker hint. */
@@ -101,6 +101,8 @@ interface Operation {
   idempotent: boolean;
   /** Set when the request addresses one spreadsheet, so 403/404 get the picker hint. */
   spreadsheetId?: string;
+  /** The Sheets API budget it counts against; none for Drive. */
+  budget?: RateBudget;
 }
 
 /** gaxios' hook for sending a request it prepared (URL, method, headers, encoded body) itself. */
@@ -117,30 +119,32 @@ let driveLibrary: Promise<typeof import("@googleapis/drive")> | undefined;
 export function createGoogleClient(context: ToolContext, options: GoogleClientOptions = {}): GoogleClient {
   const rootUrl = context.setting(ROOT_URL_SETTING)?.replace(/\/*$/, "/");
   const authorization = async () => `Bearer ${(await context.credential()).value.reveal()}`;
-  const policy = (spreadsheetId?: string): UpstreamOptions => ({
+  const policy = {
     ...context.upstream,
     retry: options.retry,
     fetch: context.fetch,
-    advise: ({ status, upstream }: FailureInfo) => advise(status, upstream, spreadsheetId),
-  });
+    advise: ({ status, upstream, request }: FailureInfo) =>
+      advise(status, upstream, request.pathParams?.spreadsheetId),
+  };
+  const upstream = createUpstream(policy);
 
   // gaxios builds each request (URL, query, body) and hands it to this adapter, which sends it
   // under core's policy; gaxios' own retries and fetch are never used.
   const methodOptions = async (operation: Operation): Promise<MethodOptions> => {
+    const { method, idempotent, spreadsheetId, budget } = operation;
     const adapter: Adapter = async <T>(prepared: Parameters<Adapter>[0]) => {
-      const answer = await sendUpstream(
-        {
-          method: prepared.method ?? "GET",
-          url: String(prepared.url),
-          headers: Object.fromEntries(prepared.headers),
-          body: typeof prepared.body === "string" ? prepared.body : undefined,
-          idempotent: operation.idempotent,
-          signal: context.signal,
-          target: operation.method,
-          label: `Google ${operation.method}`,
-        },
-        policy(operation.spreadsheetId),
-      );
+      const answer = await upstream.send({
+        method: prepared.method ?? "GET",
+        url: String(prepared.url),
+        headers: Object.fromEntries(prepared.headers),
+        body: typeof prepared.body === "string" ? prepared.body : undefined,
+        idempotent,
+        signal: context.signal,
+        target: method,
+        params: spreadsheetId === undefined ? undefined : { spreadsheetId },
+        label: `Google ${method}`,
+        budget,
+      });
       // A Response with gaxios' `data` and `config`, as its own adapter returns.
       const response = new Response(answer.text || null, { status: answer.status, headers: answer.headers });
       return Object.assign(response, { config: prepared, data: parseJson(answer.text) as T });
@@ -167,7 +171,7 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
 
   let www: HttpClient | undefined;
   const wwwClient = (): HttpClient => {
-    www ??= createHttpClient({ baseUrl: rootUrl ?? WWW_ROOT, authorization, ...policy() });
+    www ??= createHttpClient({ baseUrl: rootUrl ?? WWW_ORIGIN, authorization, ...policy });
     return www;
   };
   const getWww = async <T>(
@@ -183,7 +187,7 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
     async spreadsheet(spreadsheetId) {
       const api = await sheetsApi();
       const data = await send(
-        { method: "spreadsheets.get", idempotent: true, spreadsheetId },
+        { method: "spreadsheets.get", idempotent: true, spreadsheetId, budget: READ },
         (options) => api.spreadsheets.get({ spreadsheetId, fields: METADATA_FIELDS }, options),
         hasSpreadsheetId,
       );
@@ -191,8 +195,9 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
     },
     async readGrid(spreadsheetId, sheetId, range) {
       const api = await sheetsApi();
-      const data = await send({ method: "spreadsheets.get", idempotent: true, spreadsheetId }, (options) =>
-        api.spreadsheets.get({ spreadsheetId, ranges: [range], fields: GRID_FIELDS }, options),
+      const data = await send(
+        { method: "spreadsheets.get", idempotent: true, spreadsheetId, budget: READ },
+        (options) => api.spreadsheets.get({ spreadsheetId, ranges: [range], fields: GRID_FIELDS }, options),
       );
       return data.sheets?.find((sheet) => (sheet.properties?.sheetId ?? 0) === sheetId)?.data?.[0];
     },
@@ -203,7 +208,7 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
         sheets: [{ properties: { title: "Sheet1", gridProperties: grid } }],
       };
       const data = await send(
-        { method: "spreadsheets.create", idempotent: false },
+        { method: "spreadsheets.create", idempotent: false, budget: WRITE },
         (options) => api.spreadsheets.create({ fields: METADATA_FIELDS, requestBody }, options),
         hasSpreadsheetId,
       );
@@ -211,17 +216,19 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
     },
     async writeCell(spreadsheetId, range, value) {
       const api = await sheetsApi();
-      return send({ method: "spreadsheets.values.update", idempotent: true, spreadsheetId }, (options) =>
-        api.spreadsheets.values.update(
-          {
-            spreadsheetId,
-            range,
-            valueInputOption: "USER_ENTERED",
-            includeValuesInResponse: true,
-            requestBody: { range, majorDimension: "ROWS", values: [[value]] },
-          },
-          options,
-        ),
+      return send(
+        { method: "spreadsheets.values.update", idempotent: true, spreadsheetId, budget: WRITE },
+        (options) =>
+          api.spreadsheets.values.update(
+            {
+              spreadsheetId,
+              range,
+              valueInputOption: "USER_ENTERED",
+              includeValuesInResponse: true,
+              requestBody: { range, majorDimension: "ROWS", values: [[value]] },
+            },
+            options,
+          ),
       );
     },
     async writeBlocks(spreadsheetId, blocks) {
@@ -232,11 +239,13 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
         values: values as CellValue[][],
       }));
       // Rewriting the same values is harmless, so this POST may be retried.
-      return send({ method: "spreadsheets.values.batchUpdate", idempotent: true, spreadsheetId }, (options) =>
-        api.spreadsheets.values.batchUpdate(
-          { spreadsheetId, requestBody: { valueInputOption: "USER_ENTERED", data } },
-          options,
-        ),
+      return send(
+        { method: "spreadsheets.values.batchUpdate", idempotent: true, spreadsheetId, budget: WRITE },
+        (options) =>
+          api.spreadsheets.values.batchUpdate(
+            { spreadsheetId, requestBody: { valueInputOption: "USER_ENTERED", data } },
+            options,
+          ),
       );
     },
     async setNote(spreadsheetId, sheetId, row, column, note) {
@@ -250,8 +259,9 @@ export function createGoogleClient(context: ToolContext, options: GoogleClientOp
       };
       const requests = [{ repeatCell: { range, cell: { note }, fields: "note" } }];
       // Setting the same note twice leaves the same note, so this POST may be retried.
-      await send({ method: "spreadsheets.batchUpdate", idempotent: true, spreadsheetId }, (options) =>
-        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }, options),
+      await send(
+        { method: "spreadsheets.batchUpdate", idempotent: true, spreadsheetId, budget: WRITE },
+        (options) => api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }, options),
       );
     },
     async searchFiles(search) {
@@ -332,7 +342,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Toolkit advice appended to an upstream failure; `spreadsheetId` set when one spreadsheet was addressed. */
-function advise(status: number, upstream: string, spreadsheetId?: string): string | undefined {
+function advise(status: number, upstream: string, spreadsheetId?: string | number): string | undefined {
   if (status === 401)
     return "The Google access token was rejected (expired or revoked): sign in to Google again.";
   if (/insufficient authentication scopes/i.test(upstream)) {

@@ -22,6 +22,7 @@ export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
 export { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
 
 import { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
+import { GOOGLE_APIS } from "./upstreams.js";
 
 export { PICKER_TTL_MS } from "./picker/session.js";
 export {
@@ -35,6 +36,7 @@ export {
 export { findSheet, type SheetChoice, type SheetInfo, type SpreadsheetInfo } from "./spreadsheet.js";
 export { PICKER_SETTINGS } from "./tools/generateFilePickerUrl.js";
 export { MAX_ROWS_BYTES } from "./tools/getSpreadsheet.js";
+export { GOOGLE_APIS, SHEETS_READ_BUDGET, SHEETS_WRITE_BUDGET } from "./upstreams.js";
 export {
   addNoteToCell,
   createSpreadsheet,
@@ -71,6 +73,7 @@ export const sheetsToolkit: Toolkit = {
   tools: sheetsTools,
   setup:
     "Set GOOGLE_ACCESS_TOKEN to a Google OAuth access token with the drive.file scope (Sheets.WhoAmI also needs userinfo.profile and userinfo.email), and GOOGLE_OAUTH_CLIENT_ID, GOOGLE_PICKER_API_KEY and TOOLKITS_PUBLIC_URL for the file picker.",
+  upstreams: GOOGLE_APIS,
   sandbox: async () => (await import("./sandbox/index.js")).sandbox(),
   pages: handlePickerRequest,
   pagesPath: PICKER_PATH,

@@ -1,9 +1,9 @@
-import { ToolError } from "@toolkits/core";
+import { type RateBudget, ToolError } from "@toolkits/core";
+import { TOOLKITS } from "../toolkits.js";
 import type { RateLimiter, TeamStore } from "./store/index.js";
 
-/** The budgets a person's upstream requests are counted against. */
-export const BUDGETS = ["pager", "sheets-read", "sheets-write", "marketing"] as const;
-export type Budget = (typeof BUDGETS)[number];
+/** A budget's name, as its toolkit declares it (`pager`, `sheets-read`, …). */
+export type Budget = string;
 
 /** A budget: at most `requests` per `periodS` seconds. */
 export interface RateLimit {
@@ -11,19 +11,25 @@ export interface RateLimit {
   periodS: number;
 }
 
-/**
- * The upstreams' documented per-user limits: PagerDuty 960 requests a minute, Google Sheets 60
- * reads and 60 writes a minute, the Customer.io App API 10 requests a second (per key).
- */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<Budget, RateLimit>> = {
-  pager: { requests: 960, periodS: 60 },
-  "sheets-read": { requests: 60, periodS: 60 },
-  "sheets-write": { requests: 60, periodS: 60 },
-  marketing: { requests: 10, periodS: 1 },
-};
+/** Every budget the toolkits declare (`Toolkit.upstreams`), in toolkit order. */
+const DECLARED: readonly RateBudget[] = Object.values(TOOLKITS).flatMap(
+  (kit) => kit.upstreams?.flatMap((api) => api.budgets) ?? [],
+);
 
-export const DEFAULT_RATE_LIMIT_SPEC = BUDGETS.map(
-  (budget) => `${budget}=${DEFAULT_RATE_LIMITS[budget].requests}/${DEFAULT_RATE_LIMITS[budget].periodS}s`,
+/** The budgets' names: `pager`, `sheets-read`, `sheets-write`, `marketing`. */
+export const BUDGETS: readonly Budget[] = DECLARED.map((budget) => budget.name);
+
+/**
+ * The upstreams' documented limits, as the toolkits declare them: PagerDuty 960 requests a minute
+ * per user, Google Sheets 60 reads and 60 writes a minute per user, the Customer.io App API 10
+ * requests a second per key.
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<Record<Budget, RateLimit>> = Object.fromEntries(
+  DECLARED.map(({ name, requests, periodS }) => [name, { requests, periodS }]),
+);
+
+export const DEFAULT_RATE_LIMIT_SPEC = DECLARED.map(
+  ({ name, requests, periodS }) => `${name}=${requests}/${periodS}s`,
 ).join(",");
 
 /**
@@ -60,9 +66,6 @@ export function windowsFor(limit: RateLimit): { points: number; durationS: numbe
   return { points: Math.max(1, Math.floor(limit.requests / (windows + 1))), durationS };
 }
 
-/** Which budget an upstream request counts against, if any. */
-export type Classify = (url: URL, method: string) => Budget | undefined;
-
 /** Per-person budgets over the store, shared by every replica. */
 export interface PersonLimits {
   /**
@@ -80,21 +83,21 @@ export function personLimits(
   limits: Readonly<Record<Budget, RateLimit>>,
   maxWaitMs: number,
 ): PersonLimits {
-  const limiters = new Map<Budget, RateLimiter>(
-    BUDGETS.map((budget) => [
+  const budgets = new Map<Budget, { limit: RateLimit; limiter: RateLimiter }>(
+    Object.entries(limits).map(([budget, limit]) => [
       budget,
-      store.rateLimiter({ keyPrefix: `tk:limit:${budget}`, ...windowsFor(limits[budget]) }),
+      { limit, limiter: store.rateLimiter({ keyPrefix: `tk:limit:${budget}`, ...windowsFor(limit) }) },
     ]),
   );
   return {
     async take(budget, key, signal) {
-      const limiter = limiters.get(budget);
-      if (!limiter) return;
+      const counted = budgets.get(budget);
+      if (!counted) return;
       const deadline = Date.now() + maxWaitMs;
       for (;;) {
-        const waitMs = await limiter.consume(key);
+        const waitMs = await counted.limiter.consume(key);
         if (waitMs === 0) return;
-        if (Date.now() + waitMs > deadline) throw overBudget(budget, limits[budget], waitMs);
+        if (Date.now() + waitMs > deadline) throw overBudget(budget, counted.limit, waitMs);
         await sleep(waitMs, signal);
       }
     },

@@ -1,5 +1,5 @@
 import { redact, Secret } from "@toolkits/core";
-import { API_KEY_SECRET, REGIONS, type Region } from "@toolkits/marketing";
+import { API_KEY_SECRET, REGION_SETTING, type Region, resolveUpstream } from "@toolkits/marketing";
 import type { KeyGrant } from "../../credentials/grant.js";
 import { type ConnectContext, principalHash } from "./context.js";
 import { page } from "./respond.js";
@@ -25,7 +25,9 @@ export type KeyCheck = "accepted" | "refused" | "failed";
  * `refused` on 401/403; `failed` on any other answer or no answer.
  */
 export async function checkKey(ctx: ConnectContext, key: Secret, region: Region): Promise<KeyCheck> {
-  const base = (ctx.settings("MARKETING_API_URL") || REGIONS[region]).replace(/\/+$/, "");
+  const { baseUrl: base } = resolveUpstream({
+    setting: (name) => (name === REGION_SETTING ? region : ctx.settings(name)),
+  });
   try {
     const response = await ctx.fetch(`${base}${CHECK_PATH}`, {
       headers: { authorization: `Bearer ${key.reveal()}`, accept: "application/json" },

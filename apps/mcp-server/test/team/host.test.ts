@@ -1,0 +1,77 @@
+import { type AnyToolDefinition, envHost, invokeTool, sandboxFetch } from "@toolkits/core";
+import { marketingTool, marketingToolkit } from "@toolkits/marketing";
+import { listServices, pagerToolkit } from "@toolkits/pager";
+import { createSpreadsheet, getSpreadsheetMetadata, sheetsToolkit, whoAmI } from "@toolkits/sheets";
+import type { RequestHandler } from "msw";
+import { describe, expect, it } from "vitest";
+import type { PersonCredentials } from "../../src/team/credentials.js";
+import { perUserHost } from "../../src/team/host.js";
+import { hashKey } from "../../src/team/store/index.js";
+
+// The per-user host on the toolkits' sandboxes: which budget each person's request is counted
+// against, as the request names it, and where a person's marketing key sends its requests.
+
+const ALICE = "token:alice";
+const listWorkspaces = marketingTool("MarketingApi.ListWorkspaces") as AnyToolDefinition;
+
+/** Alice's host, her marketing key in `region`; the budgets taken and the URLs sent, in order. */
+async function aliceHost(region: "us" | "eu" | undefined) {
+  const [pager, sheets, marketing] = await Promise.all(
+    [pagerToolkit, sheetsToolkit, marketingToolkit].map((kit) => kit.sandbox()),
+  );
+  const sent: string[] = [];
+  // The marketing sandbox answers at the US host only; the EU host answers here.
+  const euHost = async () => Response.json({ workspaces: [{ id: 7, name: "EU workspace" }] });
+  const handlers = [pager, sheets, marketing].flatMap((box) => (box?.handlers ?? []) as RequestHandler[]);
+  const fakes = await sandboxFetch(handlers, euHost);
+  const taken: [string, string][] = [];
+  const credentials: PersonCredentials = {
+    accessToken: async (provider) =>
+      String(provider === "pager" ? pager?.tokens?.pager : sheets?.tokens?.google),
+    marketingKey: async () => ({ key: String(marketing?.secrets?.MARKETING_API_KEY), region }),
+  };
+  const base = envHost(
+    {},
+    {
+      fetch: (input, init) => {
+        sent.push(input instanceof Request ? input.url : String(input));
+        return fakes(input, init);
+      },
+    },
+  );
+  const host = perUserHost(base, {
+    credentials: () => credentials,
+    limits: { take: async (budget, key) => void taken.push([budget, key]) },
+  });
+  const call = async (tool: AnyToolDefinition, args = {}) => {
+    const outcome = await invokeTool(tool, args, host, { principal: ALICE });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result as Record<string, unknown>;
+  };
+  return { call, sent, taken, key: String(marketing?.secrets?.MARKETING_API_KEY) };
+}
+
+describe("the per-user host", () => {
+  it("counts each request against the budget its toolkit named, per person or per key, and Drive against none", async () => {
+    const alice = await aliceHost("us");
+    await alice.call(listServices, { limit: 1 });
+    expect(alice.taken.splice(0)).toEqual([["pager", ALICE]]);
+    await alice.call(listWorkspaces);
+    expect(alice.taken.splice(0)).toEqual([["marketing", hashKey(`Bearer ${alice.key}`)]]);
+    await alice.call(whoAmI);
+    expect(alice.taken.splice(0)).toEqual([]);
+    const created = await alice.call(createSpreadsheet, { title: "Budgets" });
+    expect(alice.taken.splice(0)).toEqual([["sheets-write", ALICE]]);
+    await alice.call(getSpreadsheetMetadata, { spreadsheet_id: created.spreadsheet_id });
+    expect(alice.taken.splice(0)).toEqual([["sheets-read", ALICE]]);
+  });
+
+  it("sends a person's marketing requests to the region their key was connected in", async () => {
+    const eu = await aliceHost("eu");
+    expect(await eu.call(listWorkspaces)).toEqual({ workspaces: [{ id: 7, name: "EU workspace" }] });
+    expect(eu.sent).toEqual(["https://api-eu.customer.io/v1/workspaces"]);
+    const us = await aliceHost(undefined);
+    await us.call(listWorkspaces);
+    expect(us.sent).toEqual(["https://api.customer.io/v1/workspaces"]);
+  });
+});

@@ -1,0 +1,122 @@
+import type { Input } from "ky";
+import { ToolError } from "./errors.js";
+import type { UpstreamExchange, UpstreamFetch, UpstreamLimits } from "./upstream.js";
+import { followable, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
+
+// What core adds beneath ky, as the `fetch` ky sends with: what ky leaves to fetch and fetch gets
+// wrong for us. fetch's own redirect following would replay a 307's body to any host and loop
+// twenty times, and its body has no size limit.
+
+/** Statuses that redirect when they carry a Location. */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+/** Most bytes of an error answer read: its message is all that is used, whatever `maxBytes` allows. */
+const ERROR_BODY_BYTES = 64_000;
+
+/** An answer read whole: the status and headers it came with, its body as `bodyText`. */
+export type ReadAnswer = Response & { bodyText: string };
+
+/**
+ * The `fetch` a ky instance sends with: each attempt through `send` (the host's), following only
+ * the redirects that may be followed, its answer read whole within `maxBytes`. The ReadAnswer it
+ * returns has no body stream, so ky's hooks get it without copying one. ky hands it the exchange as
+ * its own option `sending` (ky passes options it does not know to its fetch), and its `timeout`
+ * thereby covers the redirects and the whole body.
+ * @throws ToolError for a refused redirect or a success answer over `maxBytes` (never retried);
+ *   NoAnswer when the attempt got no whole answer.
+ */
+export function answeringFetch(send: UpstreamFetch | undefined, limits: UpstreamLimits) {
+  const network: UpstreamFetch = send ?? ((input, init) => fetch(input, init));
+  return async (input: Input, init?: RequestInit): Promise<ReadAnswer> => {
+    const { sending } = init as { sending: Sending };
+    sending.answered = false;
+    try {
+      // ky always sends a Request it built.
+      const response = await follow(input as Request, sending.exchange, network, limits.maxRedirects);
+      sending.answered = true;
+      const bodyText = await readAnswer(response, sending.exchange, limits.maxBytes);
+      return Object.assign(new Response(null, response), { bodyText });
+    } catch (error) {
+      throw error instanceof ToolError ? error : new NoAnswer(sending, error);
+    }
+  };
+}
+
+/**
+ * Sends `request` and follows its redirects: only for a request without a body, only within its
+ * origin, at most `maxRedirects` times. Each hop names the exchange's budget to `send`.
+ * @throws ToolError `upstream_error` for any other redirect; nothing is sent to its location.
+ */
+async function follow(
+  request: Request,
+  exchange: UpstreamExchange,
+  send: UpstreamFetch,
+  maxRedirects: number,
+): Promise<Response> {
+  const { budget } = exchange;
+  const { headers, signal } = request;
+  let { url, method } = request;
+  let response = await send(request, budget && { budget });
+  for (let hops = 0; ; hops++) {
+    const { status } = response;
+    const location = REDIRECT_STATUSES.has(status) ? response.headers.get("location") : null;
+    if (location === null) return response;
+    discard(response.body);
+    url = followable(exchange, { status, from: url, location, hops, maxRedirects }).href;
+    // A 303 points at a result to read, whatever the method was (fetch does the same).
+    if (status === 303 && method !== "HEAD") method = "GET";
+    response = await send(url, { method, headers, signal, redirect: "manual", budget });
+  }
+}
+
+/**
+ * The answer's body as text, read as it arrives: a success answer up to `maxBytes`, an error
+ * answer up to ERROR_BODY_BYTES (for its message).
+ * @throws ToolError `upstream_error` for a success answer longer than `maxBytes`; the stream's own
+ *   error when the body is cut off.
+ */
+async function readAnswer(response: Response, exchange: UpstreamExchange, maxBytes: number): Promise<string> {
+  if (!response.ok) return (await readBody(response.body, Math.min(maxBytes, ERROR_BODY_BYTES))).text;
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > maxBytes) {
+    discard(response.body);
+    throw tooLarge(exchange, maxBytes, declared);
+  }
+  const { text, complete } = await readBody(response.body, maxBytes);
+  if (!complete) throw tooLarge(exchange, maxBytes);
+  return text;
+}
+
+/**
+ * Reads `body` as UTF-8 up to `maxBytes`. Past that the rest is cancelled unread (the connection
+ * closes), so memory holds at most `maxBytes` of any answer.
+ * @returns the text read, and whether that was the whole body.
+ * @throws the stream's error when the body is cut off or the attempt aborted.
+ */
+async function readBody(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean }> {
+  if (!body) return { text: "", complete: true };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let left = maxBytes;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), complete: true };
+    if (value.byteLength > left) {
+      reader.cancel().catch(ignore);
+      return { text: text + decoder.decode(value.subarray(0, left)), complete: false };
+    }
+    text += decoder.decode(value, { stream: true });
+    left -= value.byteLength;
+  }
+}
+
+/** Cancels a body nobody will read, closing its connection. */
+function discard(body: ReadableStream | null): void {
+  body?.cancel().catch(ignore);
+}
+
+// A cancelled body's stream may reject for its own reasons; the answer is decided already.
+const ignore = (): void => {};
