@@ -106,7 +106,9 @@ function ensureSuite() {
  */
 function startServer() {
   if (!existsSync(SERVER_CLI)) throw new Error(`${SERVER_CLI} is missing: run pnpm build first`);
-  const child = spawn(process.execPath, [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0"], {
+  // The start line, with the URL, is logged at info.
+  const args = ["--transport", "http", "--sandbox", "--port", "0", "--log-level", "info"];
+  const child = spawn(process.execPath, [SERVER_CLI, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -219,7 +219,9 @@ function comparisonRow(measure, figures, ours, goal) {
 }
 
 async function main() {
-  const ours = await run([CLI, "--transport", "http", "--port", "0", ...(local ? [] : ["--sandbox"])], tool);
+  // Its URL is in its start line, logged at info.
+  const http = [CLI, "--transport", "http", "--port", "0", "--log-level", "info"];
+  const ours = await run([...http, ...(local ? [] : ["--sandbox"])], tool);
   reportOurs(ours);
   if (!compare) return;
   const pattern = await run([bench("sdk-pattern-server.mjs")], "Pager_GetService");
