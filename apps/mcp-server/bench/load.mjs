@@ -65,7 +65,7 @@ const load = loadClients(clients);
 /** What is measured: `spec` (tool, arguments, protocol revision) sent to `server`. */
 async function targets() {
   const ours = await startServer(
-    [CLI, "--transport", "http", "--port", "0", ...(local ? [] : ["--sandbox"])],
+    [CLI, "--transport", "http", "--port", "0", "--log-level", "info", ...(local ? [] : ["--sandbox"])],
     env,
   );
   const call = (protocol, name = tool) => ({ name, args, protocol });

@@ -55,9 +55,10 @@ export function environmentHost(
 /** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
 function signinAdvice(missing: MissingCredential): string {
   const canSignIn = missing.kind === "token" && isOAuthProvider(missing.provider);
+  const advice = envAdvice(missing, "the server");
   return canSignIn
-    ? `${envAdvice(missing)} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
-    : envAdvice(missing);
+    ? `${advice} Or sign in once with \`toolkits-mcp login ${missing.provider}\`; the server picks the sign-in up without a restart.`
+    : advice;
 }
 
 /**

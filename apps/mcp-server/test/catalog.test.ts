@@ -62,3 +62,68 @@ describe("the tool snapshots (test/__toolsnaps__)", () => {
     expect(stale, `snapshots of tools no longer served; run ${UPDATE}`).toEqual([]);
   });
 });
+
+// Annotations only: a schema with nothing else accepts any value, which clients that map schemas
+// onto a typed dialect (strict modes, Gemini) cannot take and the Inspector's --strict flags.
+const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$comment", "deprecated"]);
+const ONE = [
+  "items",
+  "additionalItems",
+  "contains",
+  "additionalProperties",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+];
+const LISTS = ["items", "anyOf", "allOf", "oneOf", "prefixItems"];
+const MAPS = ["properties", "patternProperties", "dependencies", "definitions", "$defs"];
+
+/** Where `schema` is less portable than it could be: an untyped subschema, or a `type` list. */
+function portabilityProblems(schema: unknown, path: string): string[] {
+  if (typeof schema === "boolean")
+    return path.endsWith(".additionalProperties") ? [] : [`${path} is ${schema}`];
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [];
+  const node = schema as Record<string, unknown>;
+  const own = [
+    ...(Object.keys(node).every((key) => ANNOTATIONS.has(key))
+      ? [`${path} has no keyword but annotations`]
+      : []),
+    ...(Array.isArray(node.type) ? [`${path}.type is a list`] : []),
+  ];
+  const children = [
+    ...ONE.filter((key) => key in node && !Array.isArray(node[key])).map((key) => [
+      `${path}.${key}`,
+      node[key],
+    ]),
+    ...LISTS.flatMap((key) =>
+      (Array.isArray(node[key]) ? node[key] : []).map((sub, i) => [`${path}.${key}[${i}]`, sub]),
+    ),
+    ...MAPS.flatMap((key) =>
+      Object.entries(node[key] ?? {}).map(([name, sub]) => [`${path}.${key}.${name}`, sub]),
+    ),
+  ];
+  return [...own, ...children.flatMap(([at, sub]) => portabilityProblems(sub, at as string))];
+}
+
+describe("the served schemas", () => {
+  const search = createToolRegistry(DEFINITIONS, envHost({}), { names: "underscore", catalog: "search" });
+  const listings = { full: SERVED, search: search.listing };
+
+  it.each(Object.entries(listings))(
+    "(%s catalogue) type every subschema with one type, not a list",
+    (_, listing) => {
+      const problems = listing.flatMap((tool) => [
+        ...portabilityProblems(tool.inputSchema, `${tool.name}.inputSchema`),
+        ...portabilityProblems(tool.outputSchema, `${tool.name}.outputSchema`),
+      ]);
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it("close every input without parameters, which strict-mode converters need spelled out", () => {
+    const parameterless = SERVED.filter((tool) => !Object.keys(tool.inputSchema.properties ?? {}).length);
+    expect(parameterless).toHaveLength(15);
+    expect(parameterless.filter((tool) => tool.inputSchema.additionalProperties !== false)).toEqual([]);
+  });
+});

@@ -92,7 +92,7 @@ describe("a toolkit without credentials", () => {
     await client.close();
     expect(result.isError).toBe(true);
     expect(result.text).toContain(
-      "unauthenticated: The secret MARKETING_API_KEY is not configured. Set the MARKETING_API_KEY environment variable",
+      "unauthenticated: The secret MARKETING_API_KEY is not configured. Set the MARKETING_API_KEY environment variable for the server and restart it.",
     );
     const warnings = client
       .stderr()

@@ -160,6 +160,24 @@ describe("the settings table", () => {
     expect(budgets.err).toContain("from env 'MCP_RATE_LIMITS' is invalid. Rate limit \"pager=lots\"");
   });
 
+  // A command's error (login's) keeps its usage: signin.login.test.ts.
+  it("answers a bad command line with its one-line error and a pointer to --help, not the help", async () => {
+    const pointer = "Run toolkits-mcp --help for every option, variable and command.";
+    for (const [args, env] of [
+      [["--toolkits", "pagr"], {}],
+      [["--bogus"], {}],
+      [[], { MCP_TOOLKITS: "pagr" }],
+    ] as const) {
+      const bad = await run([...args], env);
+      // cli.ts exits with 2 for any of them.
+      expect(bad.code).toBeGreaterThan(0);
+      const lines = bad.err.trimEnd().split("\n");
+      expect(lines, bad.err).toHaveLength(2);
+      expect(lines[0]).toMatch(/^error: /);
+      expect(lines[1]).toBe(pointer);
+    }
+  });
+
   it("gives secrets no flag, and help shows their names but never their values", async () => {
     const secrets = settingsOf(SETTINGS).filter((setting) => setting.secret);
     expect(secrets.map((setting) => setting.env).sort()).toEqual(Object.keys(SECRETS).sort());

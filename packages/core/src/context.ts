@@ -76,12 +76,20 @@ export interface CallRecord {
   upstreamRequests: number;
 }
 
-/** Host advice for environment-configured credentials. */
-export function envAdvice(missing: MissingCredential): string {
-  if (missing.kind === "secret")
-    return `Set the ${missing.name} environment variable for the server and restart it.`;
+/**
+ * Host advice for environment-configured credentials: the variable to set, e.g. "Set the
+ * MARKETING_API_KEY environment variable." With `program` (a long-running process whose environment
+ * only changes by restarting it, e.g. "the server"), it ends by saying to set it there and restart
+ * it; without, it suits a library, whose caller sets the variable in its own process.
+ */
+export function envAdvice(missing: MissingCredential, program?: string): string {
+  if (missing.kind === "secret") {
+    const where = program ? ` for ${program} and restart it` : "";
+    return `Set the ${missing.name} environment variable${where}.`;
+  }
   const alternative = missing.alternativeSecret ? ` (or ${missing.alternativeSecret} to an API token)` : "";
-  return `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider}${alternative} and restart the server.`;
+  const restart = program ? ` and restart ${program}` : "";
+  return `Set ${accessTokenVariable(missing.provider)} to an OAuth access token for ${missing.provider}${alternative}${restart}.`;
 }
 
 /** A host reading everything from environment variables (the default for servers and scripts). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   defineTool,
+  envAdvice,
   envHost,
   firstSecret,
   invokeTool,
@@ -92,7 +93,22 @@ describe("secret providers", () => {
     const outcome = await invokeTool(tool, {}, envHost({}));
     expect(ran).toBe(false);
     expect(outcome.ok ? "" : outcome.error.toText()).toBe(
-      "unauthenticated: The secret MARKETING_API_KEY is not configured. Set the MARKETING_API_KEY environment variable for the server and restart it.",
+      "unauthenticated: The secret MARKETING_API_KEY is not configured. Set the MARKETING_API_KEY environment variable.",
+    );
+  });
+
+  it("advise a library's caller to set the variable, and a server's operator to restart it too", () => {
+    const secret = { kind: "secret", name: "MARKETING_API_KEY" } as const;
+    const token = { kind: "token", provider: "pager", alternativeSecret: "PAGER_API_TOKEN" } as const;
+    expect(envAdvice(secret)).toBe("Set the MARKETING_API_KEY environment variable.");
+    expect(envAdvice(token)).toBe(
+      "Set PAGER_ACCESS_TOKEN to an OAuth access token for pager (or PAGER_API_TOKEN to an API token).",
+    );
+    expect(envAdvice(secret, "the server")).toBe(
+      "Set the MARKETING_API_KEY environment variable for the server and restart it.",
+    );
+    expect(envAdvice(token, "the server")).toBe(
+      "Set PAGER_ACCESS_TOKEN to an OAuth access token for pager (or PAGER_API_TOKEN to an API token) and restart the server.",
     );
   });
 

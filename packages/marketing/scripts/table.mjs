@@ -46,7 +46,7 @@ function buildRow(entry, inputs) {
     toolset: own.toolset ?? overrides.toolsetByTag[entry.tag],
     hints: hintsFor(short, entry.method, overrides.hintGroups),
     params,
-    response: documentedResponse(op),
+    response: documentedResponse(op, short),
   };
   if (!row.toolset) throw new Error(`${short}: no toolset for tag ${entry.tag}`);
   if (entry.mode_tool) row.mode = true;
@@ -164,21 +164,45 @@ function hintsFor(short, method, groups) {
 }
 
 /**
- * What the upstream documents for a successful answer: the top-level property names of its JSON
- * object (every oneOf, anyOf and allOf branch), `"value"` for an array or a primitive, `"empty"`
- * when it has no JSON body.
+ * What the upstream documents for a successful answer: `"empty"` when it has no JSON body, the
+ * type of an array or a primitive (see `valueType`), or the top-level fields of its JSON object
+ * (every oneOf, anyOf and allOf branch) and each one's type.
+ * @throws Error when a field's branches disagree on its type, or one documents none.
  */
-function documentedResponse(op) {
+function documentedResponse(op, short) {
   const schema = successResponse(op)[1].content?.["application/json"]?.schema;
   if (!schema) return "empty";
-  return propertyNames(schema) ?? "value";
+  const fields = objectFields(schema);
+  if (!fields) return valueType(schema, short);
+  const types = {};
+  for (const [name, field] of fields) {
+    const type = valueType(field, `${short}.${name}`);
+    if ((types[name] ?? type) !== type) throw new Error(`${short}.${name}: ${types[name]} or ${type}`);
+    types[name] = type;
+  }
+  return types;
 }
 
-function propertyNames(schema) {
+/** An object schema's properties as `[name, schema]` pairs, over all its branches; undefined for a non-object. */
+function objectFields(schema) {
   const branches = [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])];
   if (schema.type !== "object" && !schema.properties && !branches.length) return undefined;
-  const names = [...Object.keys(schema.properties ?? {}), ...branches.flatMap((b) => propertyNames(b) ?? [])];
-  return [...new Set(names)];
+  return [...Object.entries(schema.properties ?? {}), ...branches.flatMap((b) => objectFields(b) ?? [])];
+}
+
+/**
+ * The JSON type of the values a schema documents: array, object, string, number (an integer too,
+ * so a value stays valid whatever its representation) or boolean; the branches' one type for a union.
+ * @throws Error when it documents none, or its branches disagree.
+ */
+function valueType(schema, where) {
+  const branches = [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...(schema.allOf ?? [])];
+  const types = new Set(branches.map((branch) => valueType(branch, where)));
+  if (schema.type) types.add(schema.type === "integer" ? "number" : schema.type);
+  else if (schema.properties) types.add("object");
+  else if (schema.items) types.add("array");
+  if (types.size !== 1) throw new Error(`${where}: documented as ${[...types].join(" or ") || "no type"}`);
+  return [...types][0];
 }
 
 function paging(byUpstream) {

@@ -4,6 +4,9 @@ import type { VALUE_SETS } from "./endpoints.generated.js";
 /** The name of one shared value set (item types, time units, id types, …). */
 export type ValueSetName = keyof typeof VALUE_SETS;
 
+/** The JSON type of a documented value; an upstream `integer` is a `number`. */
+export type ValueType = "array" | "object" | "string" | "number" | "boolean";
+
 /** One tool parameter and where it goes upstream. */
 export interface ParamSpec {
   /** The tool parameter's name, as the spec writes it. */
@@ -52,12 +55,12 @@ export interface EndpointSpec {
   mode?: boolean;
   params: ParamSpec[];
   /**
-   * What the upstream documents for a successful answer: the top-level property names of its JSON
-   * object (every oneOf branch), `"value"` for an array or a primitive, `"empty"` for no body.
-   * The output schema declares the result's fields from it (see `resultFields`); absent, it
-   * declares none.
+   * What the upstream documents for a successful answer: the top-level fields of its JSON object
+   * (every oneOf branch) with each one's type, the type of an array or a primitive, or `"empty"`
+   * for no body. The output schema declares the result's fields from it (see `resultFields`);
+   * absent, it declares none.
    */
-  response?: readonly string[] | "value" | "empty";
+  response?: Readonly<Record<string, ValueType>> | Exclude<ValueType, "object"> | "empty";
   /** Cursor paging (`token`: the parameter taking `next`) or offset paging. */
   paging?: { token: string } | { offset: string; limit: string };
   /** A period report: the count's maximum depends on the unit; months up to `monthsMax`. */

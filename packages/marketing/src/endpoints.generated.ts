@@ -190,10 +190,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         max: 100,
       },
     ],
-    response: [
-      "activities",
-      "next",
-    ],
+    response: {
+      activities: "array",
+      next: "string",
+    },
     paging: {
       token: "pagination_token",
     },
@@ -214,9 +214,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "broadcasts",
-    ],
+    response: {
+      broadcasts: "array",
+    },
     description: "Lists API-triggered broadcasts as broadcasts: id, name, state, active flag, action ids, " +
       "tags and timestamps.",
   },
@@ -242,9 +242,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "broadcast",
-    ],
+    response: {
+      broadcast: "object",
+    },
     description: "Gets one API-triggered broadcast as broadcast: name, state, active flag, action ids, " +
       "tags, and created, updated and first-started times.",
   },
@@ -270,9 +270,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "actions",
-    ],
+    response: {
+      actions: "array",
+    },
     description: "Lists a broadcast's actions, one per message variant: id, name, type, language, sending " +
       "state, subject, from and body.",
   },
@@ -306,9 +306,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     description: "Gets one broadcast action (a message or webhook) as action: type, language, sending " +
       "state, subject, from, recipient and body.",
   },
@@ -355,9 +355,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     mode: true,
     description: "Overwrites a broadcast action's content (body, subject, sender, or a webhook's " +
       "request); returns the updated action. mode get_request_schema returns the body's JSON " +
@@ -403,9 +403,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag; empty string for the default language",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     description: "Gets one language variant of a broadcast action as action: language, subject, from, " +
       "recipient and body.",
   },
@@ -461,9 +461,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     mode: true,
     description: "Overwrites one language variant of a broadcast action (body, subject, sender, or a " +
       "webhook's request); returns the updated action. mode get_request_schema returns the " +
@@ -523,9 +523,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "time_unit_for_report",
       count: "period_steps",
@@ -588,9 +588,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "time_period_unit",
       count: "number_of_periods_to_return",
@@ -672,9 +672,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "pagination_start_token",
     },
@@ -732,9 +732,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "time_period_unit",
       count: "number_of_time_periods",
@@ -790,9 +790,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Count each person once",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "report_period",
       count: "period_steps",
@@ -824,9 +824,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "triggers",
-    ],
+    response: {
+      triggers: "array",
+    },
     description: "Lists a broadcast's triggers (one per TriggerBroadcastMessage call) as triggers: id, " +
       "created_at and processed_at.",
   },
@@ -860,12 +860,12 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "id",
-      "broadcast_id",
-      "created_at",
-      "processed_at",
-    ],
+    response: {
+      id: "number",
+      broadcast_id: "number",
+      created_at: "number",
+      processed_at: "number",
+    },
     description: "Gets one broadcast trigger's status: id, broadcast_id, created_at and processed_at " +
       "(Unix seconds). campaign_trigger_id is the id TriggerBroadcastMessage returned, or one " +
       "from GetBroadcastTriggers.",
@@ -913,10 +913,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "errors",
-      "next",
-    ],
+    response: {
+      errors: "array",
+      next: "string",
+    },
     paging: {
       token: "page_start_token",
     },
@@ -937,9 +937,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "campaigns",
-    ],
+    response: {
+      campaigns: "array",
+    },
     description: "Lists campaigns as campaigns: id, name, type, state, active flag, trigger and filter " +
       "segment ids, action ids, tags and timestamps.",
   },
@@ -965,9 +965,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "campaign",
-    ],
+    response: {
+      campaign: "object",
+    },
     description: "Gets one campaign as campaign: name, type, state, active flag, its trigger (segments, " +
       "event or date), filter segments, actions, tags and timestamps.",
   },
@@ -999,10 +999,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         type: "string",
       },
     ],
-    response: [
-      "actions",
-      "next",
-    ],
+    response: {
+      actions: "array",
+      next: "string",
+    },
     paging: {
       token: "page_token",
     },
@@ -1040,9 +1040,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     description: "Gets one campaign action (a message or webhook) as action: type, language, sending " +
       "state, subject, from, recipient and body.",
   },
@@ -1089,9 +1089,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     mode: true,
     description: "Overwrites a campaign action's content (body, subject, sender, or a webhook's request); " +
       "returns the updated action. mode get_request_schema returns the body's JSON Schema; " +
@@ -1136,9 +1136,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag; empty string for the default language",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     description: "Gets one existing language variant of a campaign action as action: language, subject, " +
       "from, recipient and body. Translates nothing.",
   },
@@ -1194,9 +1194,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "action",
-    ],
+    response: {
+      action: "object",
+    },
     mode: true,
     description: "Overwrites one language variant of a campaign action (body, subject, sender, or a " +
       "webhook's request); returns the updated action. mode get_request_schema returns the " +
@@ -1319,9 +1319,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         max: 120,
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "version_1_time_unit",
       count: "number_of_steps",
@@ -1392,9 +1392,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "report_time_unit",
       count: "number_of_periods_to_return",
@@ -1452,9 +1452,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "resolutions",
       },
     ],
-    response: [
-      "journey_metric",
-    ],
+    response: {
+      journey_metric: "object",
+    },
     range: {
       start: "start_timestamp",
       end: "end_timestamp",
@@ -1537,9 +1537,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "pagination_token",
     },
@@ -1659,9 +1659,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         max: 121,
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "version_1_time_unit",
       count: "number_of_steps",
@@ -1724,9 +1724,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Count each person once",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "report_time_unit",
       count: "number_of_periods",
@@ -1749,9 +1749,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "collections",
-    ],
+    response: {
+      collections: "array",
+    },
     description: "Lists collections as collections: id, name, schema (the data's keys), rows, bytes and " +
       "timestamps; not their data.",
   },
@@ -1782,9 +1782,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "collection",
-    ],
+    response: {
+      collection: "object",
+    },
     mode: true,
     description: "Creates a collection from inline data or the url of a CSV or JSON file (at most 10 MB, " +
       "10 KB a row); returns the collection: id, name, schema, rows, bytes. mode " +
@@ -1839,9 +1839,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "collection",
-    ],
+    response: {
+      collection: "object",
+    },
     description: "Gets one collection's metadata as collection: name, schema (the data's keys), rows, " +
       "bytes and timestamps. RetrieveCollectionContents gives the data.",
   },
@@ -1880,9 +1880,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "collection",
-    ],
+    response: {
+      collection: "object",
+    },
     mode: true,
     description: "Renames a collection or replaces all its data (data or url); messages that use the old " +
       "name then see it empty. Returns the updated collection. mode get_request_schema returns " +
@@ -1911,7 +1911,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [],
+    response: {},
     description: "Gets a collection's data, as given when it was created or last replaced (one JSON " +
       "object per row).",
   },
@@ -1950,9 +1950,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "collection",
-    ],
+    response: {
+      collection: "object",
+    },
     mode: true,
     description: "Replaces all of a collection's data (at most 10 MB, 10 KB a row); returns the " +
       "collection with its new schema. mode get_request_schema returns the body's JSON Schema; " +
@@ -1979,9 +1979,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
       },
     ],
-    response: [
-      "results",
-    ],
+    response: {
+      results: "array",
+    },
     description: "Finds the people with an email address; results holds each one's email, id and svc_id.",
   },
   {
@@ -2025,11 +2025,11 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "identifiers",
-      "ids",
-      "next",
-    ],
+    response: {
+      identifiers: "array",
+      ids: "array",
+      next: "string",
+    },
     mode: true,
     paging: {
       token: "page_start_token",
@@ -2067,9 +2067,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "customers",
-    ],
+    response: {
+      customers: "array",
+    },
     mode: true,
     description: "Gets the attributes and devices of up to 100 people by id, as customers; ids that do " +
       "not exist are left out. mode get_request_schema returns the body's JSON Schema; mode " +
@@ -2155,9 +2155,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         type: "string",
       },
     ],
-    response: [
-      "activities",
-    ],
+    response: {
+      activities: "array",
+    },
     paging: {
       token: "start_token",
     },
@@ -2195,9 +2195,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "idTypes",
       },
     ],
-    response: [
-      "customer",
-    ],
+    response: {
+      customer: "object",
+    },
     description: "Gets one person as customer: identifiers, attributes with their timestamps, the " +
       "unsubscribed flag and devices.",
   },
@@ -2262,9 +2262,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "pagination_token",
     },
@@ -2312,10 +2312,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "cio_relationships",
-      "next",
-    ],
+    response: {
+      cio_relationships: "array",
+      next: "string",
+    },
     paging: {
       token: "pagination_start_token",
     },
@@ -2353,9 +2353,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "idTypes",
       },
     ],
-    response: [
-      "segments",
-    ],
+    response: {
+      segments: "array",
+    },
     description: "Lists the segments a person belongs to as segments: id, name and description.",
   },
   {
@@ -2401,9 +2401,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag for the response; default the subscription center's",
       },
     ],
-    response: [
-      "customer",
-    ],
+    response: {
+      customer: "object",
+    },
     description: "Gets one person's subscription preferences as customer: identifiers, unsubscribed flag, " +
       "topics (each subscribed or not) and the page header; translated when a language is " +
       "given.",
@@ -2495,10 +2495,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
       },
     ],
-    response: [
-      "category",
-      "suppressions",
-    ],
+    response: {
+      category: "string",
+      suppressions: "array",
+    },
     description: "Looks up whether the email provider suppresses an address, and why: suppressions " +
       "(reason, status, created time) and their category.",
   },
@@ -2541,10 +2541,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "category",
-      "suppressions",
-    ],
+    response: {
+      category: "string",
+      suppressions: "array",
+    },
     paging: {
       offset: "skip_records",
       limit: "max_results_per_page",
@@ -2615,7 +2615,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
       },
     ],
-    response: [],
+    response: {},
     description: "Suppresses an address at the email provider only: the person stays in the workspace, " +
       "but the provider blocks email to it. The upstream's answer is empty.",
   },
@@ -2632,9 +2632,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "exports",
-    ],
+    response: {
+      exports: "array",
+    },
     description: "Lists exports as exports: id, type (customers or deliveries), status, failed flag, " +
       "total entries (0 until done), download count, description and timestamps.",
   },
@@ -2665,9 +2665,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "export",
-    ],
+    response: {
+      export: "object",
+    },
     mode: true,
     description: "Starts an export of the people matching filters, with chosen attributes; returns export " +
       "(id, status). Poll GetExportInfo, then DownloadExportSignedLink. mode " +
@@ -2701,9 +2701,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "export",
-    ],
+    response: {
+      export: "object",
+    },
     mode: true,
     description: "Starts an export of the deliveries of a campaign, newsletter, action or transactional " +
       "message (default the last 6 months, at most 12); returns export (id, status). Poll " +
@@ -2732,9 +2732,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "export",
-    ],
+    response: {
+      export: "object",
+    },
     description: "Gets one export as export: status, failed flag, total entries (0 until done), download " +
       "count and timestamps. Takes an id from ListExports or from starting an export.",
   },
@@ -2760,9 +2760,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "url",
-    ],
+    response: {
+      url: "string",
+    },
     description: "Gets a signed url to download a finished export; it expires after 15 minutes.",
   },
   {
@@ -2792,9 +2792,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "import",
-    ],
+    response: {
+      import: "object",
+    },
     mode: true,
     description: "Starts a bulk import of people, events, objects or relationships from a public CSV URL " +
       "(each row acts like an identify or track call); returns import with its id and state. " +
@@ -2823,9 +2823,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "import",
-    ],
+    response: {
+      import: "object",
+    },
     description: "Gets one import (the id UploadCsvToPlatform returned) as import: state, rows to import " +
       "and imported, error, and links to rows with errors or warnings.",
   },
@@ -2842,9 +2842,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "ip_addresses",
-    ],
+    response: {
+      ip_addresses: "array",
+    },
     description: "Lists the ip_addresses messages and webhooks come from (push notifications excepted), " +
       "to allowlist in a firewall or SMTP provider.",
   },
@@ -2935,9 +2935,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "page_token",
     },
@@ -2971,9 +2971,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
       },
     ],
-    response: [
-      "message",
-    ],
+    response: {
+      message: "object",
+    },
     description: "Gets one delivery (one message to one person) as message: recipient, subject, metrics " +
       "with their times, failure message and the campaign, newsletter or broadcast ids.",
   },
@@ -2998,9 +2998,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
       },
     ],
-    response: [
-      "archived_message",
-    ],
+    response: {
+      archived_message: "object",
+    },
     description: "Gets the archived copy of one delivery as archived_message: body, subject, from, " +
       "recipient and headers as sent. Limited to 100 calls a day.",
   },
@@ -3039,10 +3039,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         type: "string",
       },
     ],
-    response: [
-      "newsletters",
-      "next",
-    ],
+    response: {
+      newsletters: "array",
+      next: "string",
+    },
     paging: {
       token: "start_token",
     },
@@ -3098,9 +3098,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "newsletter",
-    ],
+    response: {
+      newsletter: "object",
+    },
     description: "Gets one newsletter as newsletter: name, type, content_ids (one per language or A/B " +
       "variant), recipient segment ids, tags and times.",
   },
@@ -3126,9 +3126,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "contents",
-    ],
+    response: {
+      contents: "array",
+    },
     description: "Lists a newsletter's content variants (languages or A/B versions) as contents: id, " +
       "name, language, subject, from and body.",
   },
@@ -3162,9 +3162,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     description: "Gets one variant of a newsletter (a content id from RetrieveNewsletterMetadata) as " +
       "content: language, subject, from, recipient and body.",
   },
@@ -3211,9 +3211,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     mode: true,
     description: "Overwrites one newsletter variant's content (body, subject, sender, …); returns the " +
       "updated content. mode get_request_schema returns the body's JSON Schema; mode execute " +
@@ -3272,9 +3272,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "reporting_period_unit",
       count: "number_of_period_steps",
@@ -3337,9 +3337,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "time_unit_for_report",
       count: "number_of_periods",
@@ -3380,9 +3380,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag; empty string for the default language",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     description: "Gets a newsletter's content in one language as content: subject, from, recipient and " +
       "body. For A/B tests use RetrieveNewsletterLanguageVariant.",
   },
@@ -3430,9 +3430,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     mode: true,
     description: "Overwrites a newsletter's content in one language; returns the updated content. For A/B " +
       "tests use UpdateNewsletterTestTranslation. mode get_request_schema returns the body's " +
@@ -3497,9 +3497,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "pagination_start_token",
     },
@@ -3557,9 +3557,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "itemTypes",
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "time_period_unit",
       count: "number_of_time_periods",
@@ -3615,9 +3615,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Count each person once",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "time_unit_for_report",
       count: "number_of_periods",
@@ -3665,9 +3665,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag; empty string for the default language",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     description: "Gets one language variant in a newsletter's A/B test group (ids from " +
       "GetNewsletterTestGroups) as content: subject, from, recipient and body.",
   },
@@ -3722,9 +3722,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "object",
+    },
     mode: true,
     description: "Overwrites one language variant in a newsletter's A/B test group (ids from " +
       "GetNewsletterTestGroups); returns the updated content. mode get_request_schema returns " +
@@ -3753,9 +3753,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "test_groups",
-    ],
+    response: {
+      test_groups: "array",
+    },
     description: "Lists a newsletter's A/B test groups as test_groups: id, name, label, winner flag and " +
       "content ids.",
   },
@@ -3772,9 +3772,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "types",
-    ],
+    response: {
+      types: "array",
+    },
     description: "Lists object types (such as Companies) as types: id (the number object tools take as " +
       "object type), name, slug and enabled flag.",
   },
@@ -3818,11 +3818,11 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "identifiers",
-      "ids",
-      "next",
-    ],
+    response: {
+      identifiers: "array",
+      ids: "array",
+      next: "string",
+    },
     mode: true,
     paging: {
       token: "page_start_token",
@@ -3870,9 +3870,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "objectIdTypes",
       },
     ],
-    response: [
-      "object",
-    ],
+    response: {
+      object: "object",
+    },
     description: "Gets one object as object: attributes with their timestamps, identifiers and object " +
       "type id.",
   },
@@ -3927,10 +3927,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "objectIdTypes",
       },
     ],
-    response: [
-      "cio_relationships",
-      "next",
-    ],
+    response: {
+      cio_relationships: "array",
+      next: "string",
+    },
     paging: {
       token: "pagination_start_token",
     },
@@ -3951,9 +3951,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "reporting_webhooks",
-    ],
+    response: {
+      reporting_webhooks: "array",
+    },
     description: "Lists reporting webhooks as reporting_webhooks: id, name, endpoint, events, and the " +
       "disabled, full_resolution and with_content flags.",
   },
@@ -3984,15 +3984,15 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "name",
-      "id",
-      "endpoint",
-      "disabled",
-      "full_resolution",
-      "with_content",
-      "events",
-    ],
+    response: {
+      name: "string",
+      id: "number",
+      endpoint: "string",
+      disabled: "boolean",
+      full_resolution: "boolean",
+      with_content: "boolean",
+      events: "array",
+    },
     mode: true,
     description: "Creates a reporting webhook that posts chosen message events to an endpoint URL; " +
       "returns its id, name, endpoint, events and flags. mode get_request_schema returns the " +
@@ -4045,15 +4045,15 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "name",
-      "id",
-      "endpoint",
-      "disabled",
-      "full_resolution",
-      "with_content",
-      "events",
-    ],
+    response: {
+      name: "string",
+      id: "number",
+      endpoint: "string",
+      disabled: "boolean",
+      full_resolution: "boolean",
+      with_content: "boolean",
+      events: "array",
+    },
     description: "Gets one reporting webhook: id, name, endpoint, the events it sends, and the disabled, " +
       "full_resolution and with_content flags.",
   },
@@ -4092,15 +4092,15 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "name",
-      "id",
-      "endpoint",
-      "disabled",
-      "full_resolution",
-      "with_content",
-      "events",
-    ],
+    response: {
+      name: "string",
+      id: "number",
+      endpoint: "string",
+      disabled: "boolean",
+      full_resolution: "boolean",
+      with_content: "boolean",
+      events: "array",
+    },
     mode: true,
     description: "Replaces a reporting webhook's configuration (endpoint, events, flags); returns its id, " +
       "name, endpoint, events and flags. mode get_request_schema returns the body's JSON " +
@@ -4119,9 +4119,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "segments",
-    ],
+    response: {
+      segments: "array",
+    },
     description: "Lists segments as segments: id, name, description, type (dynamic or manual), state, " +
       "progress and tags.",
   },
@@ -4152,9 +4152,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "segment",
-    ],
+    response: {
+      segment: "object",
+    },
     mode: true,
     description: "Creates an empty manual segment from a name and description; returns segment with its " +
       "new id, type and state. mode get_request_schema returns the body's JSON Schema; mode " +
@@ -4208,9 +4208,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "segment",
-    ],
+    response: {
+      segment: "object",
+    },
     description: "Gets one segment as segment: name, description, type (dynamic or manual), state, build " +
       "progress and tags.",
   },
@@ -4236,9 +4236,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "count",
-    ],
+    response: {
+      count: "number",
+    },
     description: "Gets the number of people in a segment as count.",
   },
   {
@@ -4278,11 +4278,11 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         max: 30000,
       },
     ],
-    response: [
-      "ids",
-      "identifiers",
-      "next",
-    ],
+    response: {
+      ids: "array",
+      identifiers: "array",
+      next: "string",
+    },
     paging: {
       token: "pagination_token",
     },
@@ -4312,9 +4312,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "used_by",
-    ],
+    response: {
+      used_by: "object",
+    },
     description: "Lists what uses a segment as used_by: the ids of campaigns, sent newsletters and draft " +
       "newsletters.",
   },
@@ -4353,9 +4353,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "id",
-    ],
+    response: {
+      id: "number",
+    },
     mode: true,
     description: "Triggers an API-triggered broadcast, to its default audience or to given recipients, " +
       "with data for liquid; returns the trigger id (limit: 1 call per 10 s). " +
@@ -4389,10 +4389,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "delivery_id",
-      "queued_at",
-    ],
+    response: {
+      delivery_id: "string",
+      queued_at: "number",
+    },
     mode: true,
     description: "Sends a transactional email to one person, from a template (transactional_message_id: " +
       "its number or trigger name) or with inline body, subject and from; returns delivery_id " +
@@ -4426,10 +4426,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "delivery_id",
-      "queued_at",
-    ],
+    response: {
+      delivery_id: "string",
+      queued_at: "number",
+    },
     mode: true,
     description: "Sends a transactional push notification to one person from a template " +
       "(transactional_message_id: its number or trigger name), optionally overriding its " +
@@ -4463,10 +4463,10 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "delivery_id",
-      "queued_at",
-    ],
+    response: {
+      delivery_id: "string",
+      queued_at: "number",
+    },
     mode: true,
     description: "Sends a transactional SMS to one person from a template (transactional_message_id: its " +
       "number or trigger name); returns delivery_id and queued_at. mode get_request_schema " +
@@ -4506,9 +4506,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         values: "sortOrders",
       },
     ],
-    response: [
-      "sender_identities",
-    ],
+    response: {
+      sender_identities: "array",
+    },
     paging: {
       token: "pagination_token",
     },
@@ -4538,9 +4538,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "sender_identity",
-    ],
+    response: {
+      sender_identity: "object",
+    },
     description: "Gets one sender identity as sender_identity: name, email, address, template type and " +
       "whether it was generated automatically.",
   },
@@ -4566,11 +4566,11 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "campaigns",
-      "sent_newsletters",
-      "draft_newsletters",
-    ],
+    response: {
+      campaigns: "array",
+      sent_newsletters: "array",
+      draft_newsletters: "array",
+    },
     description: "Lists what uses a sender identity: the ids of campaigns, sent_newsletters and " +
       "draft_newsletters.",
   },
@@ -4587,9 +4587,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "snippets",
-    ],
+    response: {
+      snippets: "array",
+    },
     description: "Lists snippets (reusable content such as a footer) as snippets: name, value and " +
       "updated_at.",
   },
@@ -4620,9 +4620,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "snippet",
-    ],
+    response: {
+      snippet: "object",
+    },
     mode: true,
     description: "Creates a snippet, or overwrites the one with the same name (names are unique); returns " +
       "snippet: name, value and updated_at. mode get_request_schema returns the body's JSON " +
@@ -4666,9 +4666,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "topics",
-    ],
+    response: {
+      topics: "array",
+    },
     description: "Lists the subscription center's topics: id, identifier, name, description and whether " +
       "people are subscribed by default; empty when there are none.",
   },
@@ -4685,9 +4685,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     description: "Lists transactional message templates as messages: id, name, description, tracking and " +
       "sending settings, timestamps; not their deliveries.",
   },
@@ -4713,9 +4713,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "message",
-    ],
+    response: {
+      message: "object",
+    },
     description: "Gets one transactional message template as message: name, description, link and open " +
       "tracking, and its sending settings.",
   },
@@ -4762,9 +4762,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "array",
+    },
     mode: true,
     description: "Overwrites the content of one variant of a transactional email (a content id from " +
       "GetTransactionalMessageVariants); later sends use it. Returns the updated content. mode " +
@@ -4793,9 +4793,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 1,
       },
     ],
-    response: [
-      "contents",
-    ],
+    response: {
+      contents: "array",
+    },
     description: "Lists a transactional message's content variants, one per language, as contents: id, " +
       "language, subject, from and body.",
   },
@@ -4830,9 +4830,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Language tag; empty string for the default language",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "array",
+    },
     description: "Gets a transactional message's content in one language as content: subject, from, " +
       "recipient and body.",
   },
@@ -4880,9 +4880,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "The JSON body as a string (execute mode)",
       },
     ],
-    response: [
-      "content",
-    ],
+    response: {
+      content: "array",
+    },
     mode: true,
     description: "Replaces a transactional message's content in one language; later sends use it. Returns " +
       "the updated content. mode get_request_schema returns the body's JSON Schema; mode " +
@@ -4953,9 +4953,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         min: 0,
       },
     ],
-    response: [
-      "messages",
-    ],
+    response: {
+      messages: "array",
+    },
     paging: {
       token: "page_token",
     },
@@ -5006,9 +5006,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         max: 121,
       },
     ],
-    response: [
-      "metric",
-    ],
+    response: {
+      metric: "object",
+    },
     periods: {
       unit: "time_unit_for_report",
       count: "number_of_periods",
@@ -5064,9 +5064,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
         describe: "Count each person once",
       },
     ],
-    response: [
-      "links",
-    ],
+    response: {
+      links: "array",
+    },
     periods: {
       unit: "time_unit_for_report",
       count: "number_of_periods",
@@ -5089,9 +5089,9 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
       idempotent: true,
     },
     params: [],
-    response: [
-      "workspaces",
-    ],
+    response: {
+      workspaces: "array",
+    },
     description: "Lists the account's workspaces: id, name, messages sent and billed, and counts of " +
       "people, object types and objects.",
   },

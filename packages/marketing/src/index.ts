@@ -15,7 +15,7 @@ export {
   resolveUpstream,
   type Upstream,
 } from "./client.js";
-export type { EndpointSpec, ParamSpec, ValueSetName } from "./endpoint.js";
+export type { EndpointSpec, ParamSpec, ValueSetName, ValueType } from "./endpoint.js";
 export { ENDPOINTS, PERIOD_MAXIMUMS, VALUE_SETS } from "./endpoints.generated.js";
 export {
   bodyToUpstream,

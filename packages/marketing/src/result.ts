@@ -1,6 +1,6 @@
 import { capResult, offsetPage, offsetPageShape, tokenPage, tokenPageShape } from "@toolkits/core";
 import { z } from "zod";
-import type { EndpointSpec } from "./endpoint.js";
+import type { EndpointSpec, ValueType } from "./endpoint.js";
 
 /** Largest result a tool returns, in bytes of JSON; longer ones are cut with a marker. */
 export const MAX_RESULT_BYTES = 60_000;
@@ -22,28 +22,42 @@ export function toResult(
 }
 
 /**
- * The top-level fields of a tool's result besides the paging ones, as the upstream documents them
- * (`EndpointSpec.response`) and toResult shapes them: `ok` for an empty answer, `result` for an
- * array or a primitive, and the object's own properties without `next`, which paging replaces.
+ * The top-level fields of a tool's result besides the paging ones, with their JSON types, as the
+ * upstream documents them (`EndpointSpec.response`) and toResult shapes them: `ok` for an empty
+ * answer, `result` for an array or a primitive, and the object's own fields without `next`, which
+ * paging replaces.
  */
-export function resultFields(spec: EndpointSpec): string[] {
+export function resultFields(spec: EndpointSpec): Record<string, ValueType> {
   const { response, paging } = spec;
-  if (response === "empty") return ["ok"];
-  if (response === "value") return ["result"];
-  const fields = response ?? [];
-  return paging && "token" in paging ? fields.filter((field) => field !== "next") : [...fields];
+  if (response === "empty") return { ok: "boolean" };
+  if (typeof response === "string") return { result: response };
+  const fields: Record<string, ValueType> = { ...response };
+  if (paging && "token" in paging) delete fields.next;
+  return fields;
 }
 
 /**
- * The output schema's properties: each of resultFields optional and of any type (the upstream's
- * answers vary, and the client validates structuredContent against them), then the paging fields,
- * optional for a two-mode tool since its schema mode answers `{ schema, instructions }`.
+ * The output schema's properties: each of resultFields optional and of its documented type (the
+ * client validates structuredContent against them, so arrays and objects are free-form: their
+ * items and members vary), then the paging fields, optional for a two-mode tool since its schema
+ * mode answers `{ schema, instructions }`.
  */
 export function resultShape(spec: EndpointSpec): z.ZodRawShape {
-  const fields = Object.fromEntries(resultFields(spec).map((field) => [field, z.unknown().optional()]));
+  const fields = Object.entries(resultFields(spec)).map(([field, type]) => [
+    field,
+    VALUES[type]().optional(),
+  ]);
   const paging = pagingShape(spec);
-  return { ...fields, ...(spec.mode ? z.object(paging).partial().shape : paging) };
+  return { ...Object.fromEntries(fields), ...(spec.mode ? z.object(paging).partial().shape : paging) };
 }
+
+const VALUES: Readonly<Record<ValueType, () => z.ZodType>> = {
+  array: () => z.array(z.unknown()),
+  object: () => z.record(z.string(), z.unknown()),
+  string: () => z.string(),
+  number: () => z.number(),
+  boolean: () => z.boolean(),
+};
 
 function pagingShape({ paging }: EndpointSpec): z.ZodRawShape {
   if (!paging) return {};

@@ -1,4 +1,7 @@
+import { type AnyToolDefinition, compact } from "@toolkits/core";
+import { toMcpTool } from "@toolkits/core/mcp";
 import { descriptionProblems } from "@toolkits/core/testing";
+import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS, type EndpointSpec, marketingTool, marketingTools } from "../src/index.js";
 import { resultFields, toResult } from "../src/result.js";
@@ -21,9 +24,12 @@ describe("tool descriptions", () => {
 
 describe("output schemas", () => {
   const declared = (name: string) => Object.keys(marketingTool(`MarketingApi.${name}`)?.output.shape ?? {});
+  const served = (name: string) => toMcpTool(marketingTool(`MarketingApi.${name}`) as AnyToolDefinition);
 
   // A free-form answer (a collection's rows) documents no fields to declare.
-  const documented = ENDPOINTS.filter((spec) => !Array.isArray(spec.response) || spec.response.length);
+  const documented = ENDPOINTS.filter(
+    (spec) => typeof spec.response !== "object" || Object.keys(spec.response).length,
+  );
 
   it.each(documented.map((spec) => [spec.name, spec] as const))(
     "%s declares every top-level field of its example answer",
@@ -60,9 +66,37 @@ describe("output schemas", () => {
 
   it("declare { result } for an array answer and { ok } for an empty one", () => {
     const spec = ENDPOINTS.find((s) => s.name === "MarketingApi.GetAllSegments") as EndpointSpec;
-    const array = { ...spec, response: "value" as const };
-    expect(resultFields(array)).toEqual(Object.keys(toResult(array, {}, [{ id: 1 }])));
+    const array = { ...spec, response: "array" as const };
+    expect(resultFields(array)).toEqual({ result: "array" });
+    expect(Object.keys(toResult(array, {}, [{ id: 1 }]))).toEqual(["result"]);
     const empty = { ...spec, response: "empty" as const };
-    expect(resultFields(empty)).toEqual(Object.keys(toResult(empty, {}, undefined)));
+    expect(resultFields(empty)).toEqual({ ok: "boolean" });
+    expect(toResult(empty, {}, undefined)).toEqual({ ok: true });
   });
+
+  it("declare each field's documented JSON type, arrays and objects free-form", () => {
+    const properties = (name: string) => served(name).outputSchema?.properties ?? {};
+    expect(properties("GetSegmentInfo")).toEqual({ segment: { type: "object", additionalProperties: true } });
+    expect(properties("GetSegmentCustomerCount")).toEqual({ count: { type: "number" } });
+    expect(properties("GetSegmentMembers")).toMatchObject({ ids: { type: "array" } });
+    expect(properties("DeleteManualSegment")).toEqual({ ok: { type: "boolean" } });
+    // A client mapping schemas onto a typed dialect cannot take an empty schema (any value).
+    const untyped = marketingTools.flatMap((tool) =>
+      Object.entries(toMcpTool(tool).outputSchema?.properties ?? {})
+        .filter(([, property]) => !Object.keys(property as object).length)
+        .map(([field]) => `${tool.name}.${field}`),
+    );
+    expect(untyped).toEqual([]);
+  });
+
+  it.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))(
+    "%s: its example answer, as a result, is valid against its output schema",
+    (name, spec) => {
+      const answer = toResult(spec, sampleArgs(spec), EXAMPLES.responses[name]?.body);
+      const validate = new Ajv({ strict: false }).compile(
+        served(name.slice("MarketingApi.".length)).outputSchema ?? {},
+      );
+      expect(validate(compact(answer)), JSON.stringify(validate.errors)).toBe(true);
+    },
+  );
 });

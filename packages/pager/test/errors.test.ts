@@ -33,7 +33,7 @@ describe("credentials", () => {
     const result = await pd.call("Pager.ListIncidents", {}, {});
     expect(result.isError).toBe(true);
     expect(result.text).toBe(
-      "unauthenticated: An access token for pager is not configured. Set PAGER_ACCESS_TOKEN to an OAuth access token for pager (or PAGER_API_TOKEN to an API token) and restart the server.",
+      "unauthenticated: An access token for pager is not configured. Set PAGER_ACCESS_TOKEN to an OAuth access token for pager (or PAGER_API_TOKEN to an API token).",
     );
     expect(pd.requests).toEqual([]);
   });

@@ -56,7 +56,7 @@ describe("access errors", () => {
     const before = box.requests.length;
     const none = await box.call("Sheets.GetSpreadsheetMetadata", { spreadsheet_id: QUARTERLY }, {});
     expect(none.text).toBe(
-      "unauthenticated: An access token for google is not configured. Set GOOGLE_ACCESS_TOKEN to an OAuth access token for google and restart the server.",
+      "unauthenticated: An access token for google is not configured. Set GOOGLE_ACCESS_TOKEN to an OAuth access token for google.",
     );
     expect(box.requests.length).toBe(before);
   });

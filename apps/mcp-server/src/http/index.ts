@@ -108,7 +108,7 @@ export async function listenHttp(
           if (!res.headersSent) rpcError(res, 500, "Internal error");
         });
       });
-      logger.warn("serving Streamable HTTP", {
+      logger.info("serving Streamable HTTP", {
         url: `${localUrl}${MCP_PATH}`,
         tools: registry.listing.length,
         credentials: serving ? "per-user" : "shared",

@@ -15,7 +15,8 @@ without credentials still starts, and its tools answer unauthenticated saying wh
  * The `toolkits-mcp` command line, generated from the settings table: serving (the default command)
  * with every setting read from its flag, else its variable in `env`, else its default; and the
  * `login`, `logout`, `auth status` and `help` commands. A malformed flag or variable makes parsing
- * throw a CommanderError after printing the problem and the usage (cli.ts exits with 2).
+ * throw a CommanderError after printing the problem and a pointer to `--help` (a command's own
+ * usage for a command's error); cli.ts exits with 2.
  */
 export function program(commands: Commands, version: string, env: Environment = readEnvironment()): Command {
   const root = new Command("toolkits-mcp")
@@ -55,6 +56,9 @@ export function program(commands: Commands, version: string, env: Environment = 
   };
   signinCommands(root, commands, () => ({ ...valuesOf(signin, read), toolkitEnv: env }));
   root.helpCommand("help [command]", "print the help of a command");
+  // The commands above keep their usage after an error (a dozen lines, inherited when created);
+  // the server's own runs to 100+, which would bury the one line saying what is wrong.
+  root.showHelpAfterError("Run toolkits-mcp --help for every option, variable and command.");
   return root;
 }
 
