@@ -1,9 +1,5 @@
-import {
-  classifyInboundRequest,
-  type Implementation,
-  type JSONRPCMessage,
-  ProtocolError,
-} from "@modelcontextprotocol/server";
+import { classifyInboundRequest, type Implementation, ProtocolError } from "@modelcontextprotocol/server";
+import { jsonText } from "@toolkits/core";
 import type { McpCallScope, ToolRegistry } from "@toolkits/core/mcp";
 import { MODERN_REVISIONS, metaOf, type RequestScope } from "./scope.js";
 
@@ -18,9 +14,13 @@ export interface CallHeaders {
 /** How a transport answers: by the SDK, or with the fast path's JSON-RPC response. */
 export interface Answering<R> {
   sdk(): Promise<R>;
-  reply(response: JSONRPCMessage): R | Promise<R>;
-  /** The call's own signal (its cancellation), when the transport tracks calls itself. */
-  call?(id: string | number): AbortSignal;
+  /** Writes the fast path's answer: one JSON-RPC response, serialized. */
+  reply(response: string): R | Promise<R>;
+  /**
+   * The call's own signal, when the transport tracks calls itself (a cancellation stops it); it
+   * must also follow the request's signal.
+   */
+  call?(id: string | number): AbortSignal | undefined;
 }
 
 /** A tool call the fast path answers. */
@@ -56,10 +56,9 @@ export function createDispatcher(registry: ToolRegistry, serverInfo: Implementat
     async dispatch(message, scope, answering, headers) {
       const call = plainCall(message, scope, headers, mirrored);
       if (!call) return answering.sdk();
-      const own = answering.call?.(call.id);
       const callScope: McpCallScope = {
         requestId: call.id,
-        signal: own ? AbortSignal.any([scope.signal, own]) : scope.signal,
+        signal: answering.call?.(call.id) ?? scope.signal,
         principal: scope.caller.principal,
         urlElicitation: scope.urlElicitation,
       };
@@ -68,31 +67,40 @@ export function createDispatcher(registry: ToolRegistry, serverInfo: Implementat
   };
 }
 
+/** The call's JSON-RPC response, serialized from the JSON text its result already has. */
 async function answer(
   registry: ToolRegistry,
   call: PlainCall,
   scope: McpCallScope,
   era: RequestScope["era"],
   serverInfo: Implementation,
-): Promise<JSONRPCMessage> {
-  const { id } = call;
+): Promise<string> {
+  const id = JSON.stringify(call.id);
   try {
     const result = await registry.call(call.name, call.arguments, scope);
-    return { jsonrpc: "2.0", id, result: era === "modern" ? stamped(result, serverInfo) : result };
+    return `{"jsonrpc":"2.0","id":${id},"result":${era === "modern" ? stamped(result, serverInfo) : jsonText(result)}}`;
   } catch (error) {
     // The one error a tool call answers as a JSON-RPC error: a 2025 URL elicitation.
     if (!(error instanceof ProtocolError)) throw error;
-    return { jsonrpc: "2.0", id, error: { code: error.code, message: error.message, data: error.data } };
+    const { code, message, data } = error;
+    return JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code, message, data } });
   }
 }
 
-/** A 2026-07-28 result as the SDK encodes it: `resultType` (complete unless given) and the server's identity. */
-function stamped(result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
-  return {
+/**
+ * A 2026-07-28 result as the SDK encodes it, serialized: `resultType` (complete unless given) and
+ * the server's identity in `_meta`. A plain result gets both spliced onto the JSON it already has.
+ */
+function stamped(result: Record<string, unknown>, serverInfo: Implementation): string {
+  const identity = { "io.modelcontextprotocol/serverInfo": serverInfo };
+  if (result.resultType === undefined && result._meta === undefined)
+    return `${jsonText(result).slice(0, -1)},"resultType":"complete","_meta":${JSON.stringify(identity)}}`;
+  const resultType = result.resultType ?? "complete";
+  return JSON.stringify({
     ...result,
-    resultType: result.resultType ?? "complete",
-    _meta: { ...metaOf({ _meta: result._meta }), "io.modelcontextprotocol/serverInfo": serverInfo },
-  };
+    resultType,
+    _meta: { ...metaOf({ _meta: result._meta }), ...identity },
+  });
 }
 
 /** The call in `message` when the fast path may answer it; undefined sends it to the SDK. */

@@ -1,6 +1,7 @@
 import { type ErrorKind, ToolError } from "./errors.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { accessTokenVariable, Secret, secretsFromEnv, type TokenProvider, tokensFromEnv } from "./secrets.js";
+import { followSignals } from "./signals.js";
 import { memoryState, type StateStore } from "./state.js";
 import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
 import type { UpstreamFetch, UpstreamLimits } from "./upstream.js";
@@ -150,20 +151,24 @@ export function createContext(host: Host, auth: AuthRequirement, scope: CallScop
 }
 
 /**
- * Runs `run` with a copy of `context` whose signal also aborts once `run` settles. A tool that
- * sends requests side by side (`Promise.all`) answers at the first failure; without this, the
- * others would keep running, and paging, after the tool has answered.
+ * Runs `run` with a copy of `context` whose signal also aborts if `run` fails. A tool that sends
+ * requests side by side (`Promise.all`) answers at the first failure; without this, the others
+ * would keep running, and paging, after the tool has answered. (A tool that succeeds has awaited
+ * its requests: aborting then would only wake every finished request's listeners.)
  * @throws whatever `run` throws.
  */
 export async function runScoped<R>(
   context: ToolContext,
   run: (scoped: ToolContext) => Promise<R>,
 ): Promise<R> {
-  const settled = new AbortController();
+  const scoped = followSignals(context.signal);
   try {
-    return await run({ ...context, signal: AbortSignal.any([context.signal, settled.signal]) });
+    return await run({ ...context, signal: scoped.signal });
+  } catch (error) {
+    scoped.abort(ANSWERED);
+    throw error;
   } finally {
-    settled.abort(ANSWERED);
+    scoped.release();
   }
 }
 

@@ -9,6 +9,7 @@ export * from "./pagination.js";
 export * from "./results.js";
 export { sandboxFetch, sandboxHost } from "./sandbox.js";
 export * from "./secrets.js";
+export { type FollowingSignal, followSignals } from "./signals.js";
 export * from "./state.js";
 export * from "./tool.js";
 export * from "./upstream.js";

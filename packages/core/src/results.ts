@@ -35,6 +35,30 @@ const defaultHint: TruncationHint = () =>
   "Narrow the request (a smaller limit or page size, or more filters) to see the rest.";
 
 const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** JSON texts already made of result objects, so a result is stringified once on its way out. */
+const texts = new WeakMap<object, string>();
+
+/**
+ * The JSON text of `value`, made once per object: a result is measured against the size cap,
+ * written as text content and sent, and each would stringify it again. Only for values nobody
+ * changes afterwards, as results are.
+ */
+export function jsonText(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  let text = texts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    texts.set(value, text);
+  }
+  return text;
+}
+
+/** Records `text` as the JSON text of `value` (one built by hand from parts already stringified). */
+export function knownJsonText<T extends object>(value: T, text: string): T {
+  texts.set(value, text);
+  return value;
+}
 const MAX_STRING_WHEN_CUT = 200;
 
 /**
@@ -62,7 +86,7 @@ export function capResult<T extends Record<string, unknown>>(
   maxBytes: number,
   hint: TruncationHint = defaultHint,
 ): T & { truncated?: true; truncation?: Truncation } {
-  if (byteLength(result) <= maxBytes) return result;
+  if (Buffer.byteLength(jsonText(result)) <= maxBytes) return result;
   const cuts: Cut[] = [];
   const marked = (value: Record<string, unknown>) => ({
     ...value,

@@ -1,13 +1,29 @@
 import { TimeoutError } from "ky";
 import { kindForStatus, retryAfterMs, ToolError, upstreamMessage } from "./errors.js";
-import type { RetryPolicy, UpstreamExchange, UpstreamOptions } from "./upstream.js";
+import type {
+  RetryPolicy,
+  UpstreamExchange,
+  UpstreamFetch,
+  UpstreamLimits,
+  UpstreamOptions,
+} from "./upstream.js";
+
+/** What a client sends every exchange under: resolved once, when the client is made. */
+export interface SendingClient {
+  policy: RetryPolicy;
+  limits: UpstreamLimits;
+  advise: UpstreamOptions["advise"];
+  fetch: UpstreamFetch;
+}
 
 // How upstream failures read to a model: what happened, whether the request may have taken
 // effect, and what to do next.
 
-/** One exchange on its way, across its attempts. */
+/** One exchange on its way, across its attempts, with the client's settings it is sent under. */
 export interface Sending {
   exchange: UpstreamExchange;
+  /** The retry policy, limits, advice and fetch of the client sending it. */
+  client: SendingClient;
   /** When the first attempt began (`Date.now()`), for the retry policy's budget. */
   started: number;
   /** Whether the current attempt's answer had begun (its headers had arrived). */

@@ -1,6 +1,6 @@
 import type { Input } from "ky";
 import { ToolError } from "./errors.js";
-import type { UpstreamExchange, UpstreamFetch, UpstreamLimits } from "./upstream.js";
+import type { UpstreamExchange, UpstreamFetch } from "./upstream.js";
 import { followable, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
 
 // What core adds beneath ky, as the `fetch` ky sends with: what ky leaves to fetch and fetch gets
@@ -16,29 +16,27 @@ const ERROR_BODY_BYTES = 64_000;
 export type ReadAnswer = Response & { bodyText: string };
 
 /**
- * The `fetch` a ky instance sends with: each attempt through `send` (the host's), following only
- * the redirects that may be followed, its answer read whole within `maxBytes`. The ReadAnswer it
+ * The `fetch` ky sends with: each attempt through the sending client's fetch (the host's),
+ * following only the redirects that may be followed, its answer read whole within `maxBytes`. The ReadAnswer it
  * returns has no body stream, so ky's hooks get it without copying one. ky hands it the exchange as
  * its own option `sending` (ky passes options it does not know to its fetch), and its `timeout`
  * thereby covers the redirects and the whole body.
  * @throws ToolError for a refused redirect or a success answer over `maxBytes` (never retried);
  *   NoAnswer when the attempt got no whole answer.
  */
-export function answeringFetch(send: UpstreamFetch | undefined, limits: UpstreamLimits) {
-  const network: UpstreamFetch = send ?? ((input, init) => fetch(input, init));
-  return async (input: Input, init?: RequestInit): Promise<ReadAnswer> => {
-    const { sending } = init as { sending: Sending };
-    sending.answered = false;
-    try {
-      // ky always sends a Request it built.
-      const response = await follow(input as Request, sending.exchange, network, limits.maxRedirects);
-      sending.answered = true;
-      const bodyText = await readAnswer(response, sending.exchange, limits.maxBytes);
-      return Object.assign(new Response(null, response), { bodyText });
-    } catch (error) {
-      throw error instanceof ToolError ? error : new NoAnswer(sending, error);
-    }
-  };
+export async function answeringFetch(input: Input, init?: RequestInit): Promise<ReadAnswer> {
+  const { sending } = init as { sending: Sending };
+  const { fetch: network, limits } = sending.client;
+  sending.answered = false;
+  try {
+    // ky always sends a Request it built.
+    const response = await follow(input as Request, sending.exchange, network, limits.maxRedirects);
+    sending.answered = true;
+    const bodyText = await readAnswer(response, sending.exchange, limits.maxBytes);
+    return Object.assign(new Response(null, response), { bodyText });
+  } catch (error) {
+    throw error instanceof ToolError ? error : new NoAnswer(sending, error);
+  }
 }
 
 /**

@@ -1,10 +1,11 @@
-import ky, { type AfterResponseHook, type NormalizedOptions, type Options } from "ky";
+import ky, { type AfterResponseHook, type KyInstance, type NormalizedOptions, type Options } from "ky";
 import { type ErrorKind, retryAfterMs } from "./errors.js";
 import type { RateBudget } from "./tool.js";
 import {
   NoAnswer,
   RETRY_STATUSES,
   type Sending,
+  type SendingClient,
   statusFailure,
   unansweredFailure,
 } from "./upstream-errors.js";
@@ -144,50 +145,69 @@ const WAIT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 const ANY_METHOD = ["get", "head", "put", "delete", "post", "patch"];
 
 /**
- * The ky instance for `options`, to send every request of one client through. ky retries (its
- * `retry`, with the policy's backoff and full jitter; an error answer by `ky.retry` from the
- * afterResponse hook, after its Retry-After), times each attempt out (`timeout`, covering the
- * redirects and the body its fetch reads), and its beforeError hook turns an error answer into the
- * ToolError thrown.
+ * A ky instance for a retry policy. ky retries (its `retry`, with the policy's backoff and full
+ * jitter; an error answer by `ky.retry` from the afterResponse hook, after its Retry-After), times
+ * each attempt out (`timeout`, covering the redirects and the body its fetch reads), and its
+ * beforeError hook turns an error answer into the ToolError thrown. Everything that differs by
+ * client (limits, advice, the host's fetch) travels with each exchange (`Sending`), so one instance
+ * serves every client: creating one per client would cost more than many a request.
  */
-export function createUpstream(options: UpstreamOptions = {}): Upstream {
-  const policy = options.retry ?? DEFAULT_RETRY;
-  // Each limit left out (or undefined) takes its default.
-  const limits: UpstreamLimits = {
-    timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_LIMITS.timeoutMs,
-    maxBytes: options.maxBytes ?? DEFAULT_UPSTREAM_LIMITS.maxBytes,
-    maxRedirects: options.maxRedirects ?? DEFAULT_UPSTREAM_LIMITS.maxRedirects,
-  };
+function kyFor(policy: RetryPolicy): KyInstance {
   const afterResponse: AfterResponseHook = (_request, kyOptions, response, { retryCount }) => {
-    const wait = answerWait(response, sendingOf(kyOptions), retryCount, policy);
+    const wait = answerWait(response, sendingOf(kyOptions), retryCount);
     return wait === undefined ? undefined : ky.retry({ delay: wait });
   };
-  const api = ky.create({
-    timeout: limits.timeoutMs,
+  return ky.create({
+    timeout: DEFAULT_UPSTREAM_LIMITS.timeoutMs,
     redirect: "manual",
-    fetch: answeringFetch(options.fetch, limits),
+    fetch: answeringFetch,
     retry: {
       limit: policy.limit,
       methods: ANY_METHOD,
       delay: (retries) => backoff(policy, retries - 1),
-      shouldRetry: ({ error }) => error instanceof NoAnswer && repeatable(error.sending, policy),
+      shouldRetry: ({ error }) => error instanceof NoAnswer && repeatable(error.sending),
     },
     hooks: {
       afterResponse: [afterResponse],
       beforeError: [
         ({ response, options: kyOptions }) => {
-          const { exchange } = sendingOf(kyOptions);
-          throw statusFailure(response, textOf(response), exchange, policy, options.advise);
+          const { exchange, client } = sendingOf(kyOptions);
+          throw statusFailure(response, textOf(response), exchange, client.policy, client.advise);
         },
       ],
     },
   });
+}
+
+/** The instance for the default policy, which every toolkit's client uses. */
+const DEFAULT_KY = kyFor(DEFAULT_RETRY);
+
+/**
+ * Sends exchanges under the policy `options` sets; cheap to make (it makes no ky instance unless
+ * `options.retry` is not the default policy), so a client may be made per call.
+ */
+export function createUpstream(options: UpstreamOptions = {}): Upstream {
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const api = policy === DEFAULT_RETRY ? DEFAULT_KY : kyFor(policy);
+  const client: SendingClient = {
+    policy,
+    // Each limit left out (or undefined) takes its default.
+    limits: {
+      timeoutMs: options.timeoutMs ?? DEFAULT_UPSTREAM_LIMITS.timeoutMs,
+      maxBytes: options.maxBytes ?? DEFAULT_UPSTREAM_LIMITS.maxBytes,
+      maxRedirects: options.maxRedirects ?? DEFAULT_UPSTREAM_LIMITS.maxRedirects,
+    },
+    advise: options.advise,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+  };
+  const timeout =
+    client.limits.timeoutMs === DEFAULT_UPSTREAM_LIMITS.timeoutMs ? {} : { timeout: client.limits.timeoutMs };
   return {
     async send(exchange) {
-      const sending: Sending = { exchange, started: Date.now(), answered: false };
+      const sending: Sending = { exchange, client, started: Date.now(), answered: false };
       const { method, url, headers, body, signal } = exchange;
       // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is.
-      const init: Options & { sending: Sending } = { method, headers, body, signal, sending };
+      const init: Options & { sending: Sending } = { method, headers, body, signal, sending, ...timeout };
       try {
         const response = await api(url, init);
         return { status: response.status, headers: response.headers, text: textOf(response) };
@@ -220,7 +240,8 @@ const backoff = (policy: RetryPolicy, retries: number): number =>
   Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** retries) * Math.random();
 
 /** Whether an attempt that got no whole answer is tried again: a read, not cancelled, with budget left. */
-function repeatable({ exchange, started }: Sending, policy: RetryPolicy): boolean {
+function repeatable({ exchange, started, client }: Sending): boolean {
+  const { policy } = client;
   const { idempotent, signal } = exchange;
   return idempotent && !signal?.aborted && Date.now() - started + policy.maxBackoffMs <= policy.budgetMs;
 }
@@ -232,10 +253,10 @@ function repeatable({ exchange, started }: Sending, policy: RetryPolicy): boolea
  */
 function answerWait(
   response: Response,
-  { exchange, started }: Sending,
+  { exchange, started, client }: Sending,
   retries: number,
-  policy: RetryPolicy,
 ): number | undefined {
+  const { policy } = client;
   const { status, headers } = response;
   if (retries >= policy.limit || !RETRY_STATUSES.has(status)) return undefined;
   if (status !== 429 && !exchange.idempotent) return undefined;

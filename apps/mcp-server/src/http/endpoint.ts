@@ -84,17 +84,17 @@ export function mcpEndpoint(
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
     const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
     const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, clients);
-    const inFlight = calls.open(who.caller.key, callIds(body));
+    const inFlight = calls.open(who.caller.key, callIds(body), signal);
     res.once("close", inFlight.close);
     await dispatcher.dispatch(
       body,
       scope,
       {
         sdk: () => viaSdk(req, res, { scope, callSignal: inFlight.signal }, who.authInfo, body),
-        reply: (message) => {
-          if (!res.headersSent) json(res, 200, message);
+        reply: (response) => {
+          if (!res.headersSent) json(res, 200, response);
         },
-        call: (id) => inFlight.signal(id) ?? signal,
+        call: (id) => inFlight.signal(id),
       },
       req.headers as CallHeaders,
     );

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { type FollowingSignal, followSignals } from "@toolkits/core";
 import { rpcError } from "./respond.js";
 
 /**
@@ -7,31 +8,34 @@ import { rpcError } from "./respond.js";
  * this is how that POST reaches the call.
  */
 export class CallsInFlight {
-  private readonly calls = new Map<string, Set<AbortController>>();
+  private readonly calls = new Map<string, Set<FollowingSignal>>();
 
   /**
-   * Registers the requests of one exchange (`ids`, from its body) for `caller`. Resolves each id to
-   * the signal a cancellation aborts; `close` forgets them once the exchange is over.
+   * Registers the tool calls of one exchange (`ids`, from its body) for `caller`. Resolves each id
+   * to its signal, which follows `exchange` and which a cancellation aborts; `close` forgets them
+   * once the exchange is over.
    */
   open(
     caller: string,
     ids: readonly (string | number)[],
+    exchange: AbortSignal,
   ): { signal(id: string | number): AbortSignal | undefined; close(): void } {
-    const opened = new Map<string, AbortController>();
+    const opened = new Map<string, FollowingSignal>();
     for (const id of ids) {
       const key = `${caller} ${String(id)}`;
-      const controller = new AbortController();
-      opened.set(String(id), controller);
+      const call = followSignals(exchange);
+      opened.set(String(id), call);
       const set = this.calls.get(key) ?? new Set();
-      this.calls.set(key, set.add(controller));
+      this.calls.set(key, set.add(call));
     }
     return {
       signal: (id) => opened.get(String(id))?.signal,
       close: () => {
-        for (const [id, controller] of opened) {
+        for (const [id, call] of opened) {
+          call.release();
           const key = `${caller} ${id}`;
           const set = this.calls.get(key);
-          set?.delete(controller);
+          set?.delete(call);
           if (!set?.size) this.calls.delete(key);
         }
       },
@@ -39,7 +43,7 @@ export class CallsInFlight {
   }
 
   cancel(caller: string, requestId: string | number): void {
-    for (const controller of this.calls.get(`${caller} ${String(requestId)}`) ?? []) controller.abort();
+    for (const call of this.calls.get(`${caller} ${String(requestId)}`) ?? []) call.abort();
   }
 }
 

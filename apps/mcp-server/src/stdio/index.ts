@@ -62,7 +62,7 @@ export async function serveStdio(
     dispatcher
       .dispatch(message, session.scope(message), {
         sdk: async () => deliver(message),
-        reply: (response) => wire.send(response),
+        reply: (response) => wire.sendSerialized(response, id),
         call: (callId) => session.call(callId),
       })
       .catch((error: Error) => logger.error("stdio request failed", { error: error.message }))

@@ -1,4 +1,5 @@
 import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/server";
+import { type FollowingSignal, followSignals } from "@toolkits/core";
 import type { McpCallScope } from "@toolkits/core/mcp";
 import {
   ANONYMOUS,
@@ -21,7 +22,7 @@ export class StdioSession {
   #revision: string | undefined;
   #capabilities: ClientCapabilities | undefined;
   readonly #stopping = new AbortController();
-  readonly #calls = new Map<RequestId, AbortController>();
+  readonly #calls = new Map<RequestId, FollowingSignal>();
   readonly #sdkBound = new Map<RequestId, RequestScope>();
 
   /** Learns from each message read: the era, the client's capabilities, cancellations. */
@@ -60,15 +61,19 @@ export class StdioSession {
     return callScopeOf(scope, { id, ...call });
   }
 
-  /** A fast-path call's own signal, aborted by its cancellation; `release` once it is answered. */
+  /**
+   * A fast-path call's own signal, aborted by its cancellation and at shutdown; `release` once it
+   * is answered.
+   */
   call(id: RequestId): AbortSignal {
     this.#sdkBound.delete(id);
-    const controller = new AbortController();
-    this.#calls.set(id, controller);
-    return controller.signal;
+    const call = followSignals(this.#stopping.signal);
+    this.#calls.set(id, call);
+    return call.signal;
   }
 
   release(id: RequestId): void {
+    this.#calls.get(id)?.release();
     this.#calls.delete(id);
   }
 

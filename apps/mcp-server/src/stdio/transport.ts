@@ -39,6 +39,15 @@ export class TrackingTransport extends StdioServerTransport {
     this.unanswered.written(message);
     return super.send(message);
   }
+
+  /** Writes a response already serialized (the fast path's) to the request `id`, as `send` writes one. */
+  sendSerialized(line: string, id: RequestId | undefined): Promise<void> {
+    if (id !== undefined) this.unanswered.answered(id);
+    return new Promise((resolve) => {
+      if (process.stdout.write(`${line}\n`)) resolve();
+      else process.stdout.once("drain", resolve);
+    });
+  }
 }
 
 /** Ids of the requests read from stdin and not answered yet, so shutdown knows what is in flight. */
@@ -62,6 +71,11 @@ export class Unanswered {
   /** A response written settles its request. */
   written(message: JSONRPCMessage): void {
     if (!("method" in message) && "id" in message && message.id !== undefined) this.#settle(message.id);
+  }
+
+  /** The response to `id` was written. */
+  answered(id: RequestId): void {
+    this.#settle(id);
   }
 
   /** Resolves true once every request is answered, false if `ms` milliseconds pass first. */

@@ -3,6 +3,7 @@ import type { CallScope } from "../context.js";
 import type { ToolOutcome } from "../invoke.js";
 import { jsonSchema } from "../json-schema.js";
 import type { ToolNames } from "../names.js";
+import { knownJsonText } from "../results.js";
 import { rewriteJson } from "../served-json.js";
 import type { AnyToolDefinition, ProgressUpdate } from "../tool.js";
 
@@ -78,7 +79,9 @@ export function toMcpTool(tool: AnyToolDefinition): Tool {
 export function toCallToolResult(outcome: ToolOutcome, names: ToolNames): CallToolResult {
   if (!outcome.ok) return errorResult(names.rewrite(outcome.error.toText()));
   const { value, text } = rewriteJson(outcome.result, names.rewrite);
-  return { content: [{ type: "text", text }], structuredContent: value };
+  // Its JSON is made of the text already made: the content, then the same object as structuredContent.
+  const json = `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
+  return knownJsonText({ content: [{ type: "text", text }], structuredContent: value }, json);
 }
 
 /** An `isError` tool result whose one text content is `text` (e.g. a `ToolError.toText()`). */
