@@ -1,4 +1,4 @@
-import type { Host } from "@toolkits/core";
+import type { Host, StateStore } from "@toolkits/core";
 import { REGIONS } from "@toolkits/marketing";
 import type { PersonCredentials } from "./credentials.js";
 import type { Budget, Classify, PersonLimits } from "./limits.js";
@@ -14,12 +14,15 @@ const SHEETS_ROOT = "https://sheets.googleapis.com/";
 export interface PerUserDeps {
   credentials(principal: string): PersonCredentials;
   limits: PersonLimits;
+  /** Each person's toolkit state (their page sessions), apart from everyone else's. */
+  state(principal: string): StateStore;
 }
 
 /**
  * A host on which every call acts as the calling person upstream (`--credentials per-user`): the
  * server's own credentials are never used, each person's come from their connections, and each
- * person's upstream requests are counted against their own budgets. Settings (regions, API URLs)
+ * person's upstream requests are counted against their own budgets, and each person's toolkit state
+ * is their own. Settings (regions, API URLs)
  * stay the server's, except the marketing region, which belongs with each person's key.
  */
 export function perUserHost(base: Host, deps: PerUserDeps): Host {
@@ -41,6 +44,7 @@ function personHost(base: Host, principal: string, deps: PerUserDeps, classify: 
   return {
     ...base,
     forPrincipal: undefined,
+    state: deps.state(principal),
     tokens: (provider, scopes) =>
       provider === "pager" || provider === "google" ? credentials.accessToken(provider, scopes) : undefined,
     async secrets(name) {

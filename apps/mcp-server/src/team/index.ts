@@ -6,8 +6,9 @@ import type { HttpAuthConfig } from "../http-auth.js";
 import { namedTokenPrincipal } from "../http-auth.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
+import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
-import { createConnectPages } from "./connect/index.js";
+import { connectSite } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
@@ -51,6 +52,8 @@ export interface TeamServing {
   host: Host;
   /** The `/connect` pages, fetch-style; undefined for other paths. */
   pages(request: Request): Promise<Response | undefined>;
+  /** Who the browsers are (their /connect session), for the toolkits' pages, each person's own. */
+  visitors: PageVisitors;
   /**
    * Whether each person's 2025 client declared URL elicitation at initialize, kept between its
    * stateless requests; unknown reads as undeclared (the call then answers with the link as text).
@@ -83,6 +86,8 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     },
     logger,
   );
+  // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
+  const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);
   return {
     state: store.state("kit"),
     serve(base, publicUrl, auth, tools) {
@@ -93,11 +98,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         {
           credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
+          state: stateOf,
         },
       );
-      const pages = createConnectPages({
+      const site = connectSite({
         connections,
         store,
+        storeKeys: { key, previousKey: options.storeKeyPrevious },
         publicUrl,
         issuer: auth?.oauth?.issuer,
         connectClient: options.connectClient,
@@ -105,10 +112,12 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         settings: base.settings,
         logger,
         fetch: base.fetch ?? fetch,
-        identifyToken: namedTokenPrincipal(auth),
+        // People calling with a named token sign in with it; without any, nobody can.
+        identifyToken: auth?.staticTokens.some((entry) => entry.name) ? namedTokenPrincipal(auth) : undefined,
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
-      return { host, pages, clients: clientMemory(store, logger) };
+      const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
+      return { host, pages: site.pages, visitors, clients: clientMemory(store, logger) };
     },
     ready: () => store.ready(),
     close: () => store.close(),
