@@ -121,6 +121,8 @@ describe("handlePickerRequest", () => {
     expect(page?.status).toBe(200);
     expect(page?.headers.get("cache-control")).toBe("no-store");
     expect(page?.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page?.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    expect(page?.headers.get("x-frame-options")).toBe("DENY");
     const html = (await page?.text()) ?? "";
     expect(html).toContain(`"token":"${SANDBOX_TOKEN}"`);
     expect(html).toContain(`"appId":"1234567890"`);
@@ -131,6 +133,13 @@ describe("handlePickerRequest", () => {
 
   it("takes one well-formed pick, then serves no token again", async () => {
     const url = await pickerUrl();
+    // A page elsewhere can post text/plain without asking: a pick must be declared JSON.
+    const plain = new Request(`${url}/picked`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ files: [{ id: "forged", name: "Forged" }] }),
+    });
+    expect((await serve(plain))?.status).toBe(415);
     expect((await post(url, { files: [] }))?.status).toBe(400);
     expect((await post(url, { files: [{ id: 7 }] }))?.status).toBe(400);
     const picked = await post(url, { files: [{ id: "abc", name: "Budget <2025>" }] });

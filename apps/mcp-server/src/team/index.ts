@@ -30,7 +30,10 @@ export type TeamOptions = Pick<
 
 /** The per-user parts of a running server, once its store is open. */
 export interface Team {
-  /** Toolkit state (page sessions) in the shared store, for the host and the pages. */
+  /**
+   * Toolkit state (page sessions) in the shared store, for the host. Each person's calls and pages
+   * get their own part of it instead (`TeamServing.visitors.stateOf`).
+   */
   state: StateStore;
   /**
    * Serves the whole team once the server's address is known: the per-user host over `base`, the

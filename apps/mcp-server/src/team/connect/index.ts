@@ -62,7 +62,7 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
       }
     },
     personOf: async (request) => (await currentSession(ctx, request))?.record.principal,
-    signIn: (returnTo) => requireSignIn(ctx, returnTo),
+    signIn: (returnTo) => requireSignIn(ctx, returnTo).catch((error: unknown) => failure(ctx, error)),
   };
 }
 

@@ -14,7 +14,10 @@ export const SESSION_COOKIE = "toolkits_connect";
 /** How long a signed-in browser session lasts, in milliseconds (12 hours). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
-/** A signed-in browser session as stored under `tk:session:<hash(id)>`. */
+/**
+ * A signed-in browser session as stored under `tk:signed-in:<hash(id)>`. (Earlier versions kept
+ * sessions, signed in or not, under `tk:session:`, on the path /connect; those no longer count.)
+ */
 export interface SessionRecord {
   /** Who signed in. */
   principal: string;
@@ -30,7 +33,7 @@ export interface SignedInSession {
   record: SessionRecord;
 }
 
-const storeKey = (key: string) => `tk:session:${key}`;
+const storeKey = (key: string) => `tk:signed-in:${key}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** The signed-in session the request's cookie names, if it is still live. @throws StoreUnavailable */
@@ -41,8 +44,7 @@ export async function currentSession(
   for (const id of cookieValues(request).filter((value) => SESSION_ID.test(value))) {
     const key = hashKey(id);
     const record = await ctx.store.get<SessionRecord>(storeKey(key));
-    // Records without a principal are sessions of earlier versions that never signed in.
-    if (record?.principal) return { key, record };
+    if (record) return { key, record };
   }
   return undefined;
 }
@@ -60,30 +62,21 @@ export function pendingCookie(ctx: ConnectContext, pending: Pending): string {
 }
 
 /**
- * Stores a new signed-in session under a fresh id (never one the browser had before, so a planted
- * cookie cannot become a signed-in session) and returns it with the cookie that carries it.
+ * Signs the browser in, then on to where it was going: a new session in the store under a fresh
+ * id (never one the browser had before, so a planted cookie cannot become a signed-in session),
+ * whose cookie replaces the pending one.
  */
-export async function newSession(
-  ctx: ConnectContext,
-  principal: string,
-  display: string,
-): Promise<{ session: SignedInSession; cookie: string }> {
-  const id = randomBytes(32).toString("base64url");
-  const record = { principal, display, csrf: randomBytes(24).toString("base64url") };
-  const session: SignedInSession = { key: hashKey(id), record };
-  await ctx.store.set(storeKey(session.key), record, SESSION_TTL_MS);
-  return { session, cookie: cookie(ctx, id, SESSION_TTL_MS / 1000) };
-}
-
-/** Signs the browser in (its cookie now names a new session), then on to where it was going. */
 export async function signIn(
   ctx: ConnectContext,
   principal: string,
   display: string,
   pending: Pending,
 ): Promise<Response> {
-  const { cookie } = await newSession(ctx, principal, display);
-  return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie });
+  const id = randomBytes(32).toString("base64url");
+  const record: SessionRecord = { principal, display, csrf: randomBytes(24).toString("base64url") };
+  await ctx.store.set(storeKey(hashKey(id)), record, SESSION_TTL_MS);
+  const session = cookie(ctx, id, SESSION_TTL_MS / 1000);
+  return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie: session });
 }
 
 /** The longest path a browser is sent back to after signing in; a longer one goes to /connect. */
@@ -127,8 +120,8 @@ export async function sessionForm(
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * The values the browser sent under SESSION_COOKIE, at most two: a browser sends two while one set
- * by an earlier version (on the path /connect only) still lives.
+ * The values the browser sent under SESSION_COOKIE, at most two: a browser sends two while one an
+ * earlier version set (on the path /connect only, naming a session that no longer counts) lives.
  */
 function cookieValues(request: Request): string[] {
   const values: string[] = [];
