@@ -34,7 +34,7 @@ export async function requireSignIn(
   return notConfigured(missing ?? "");
 }
 
-export const notConfigured = (reason: string) =>
+const notConfigured = (reason: string) =>
   page(
     503,
     messagePage(
