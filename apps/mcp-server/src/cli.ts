@@ -46,7 +46,6 @@ async function serve(options: ServerOptions): Promise<void> {
   const team = options.credentials === "per-user" ? await openTeam(options, logger) : undefined;
   // One store for the tools and the pages, so a page serves the session a tool opened.
   const state = team?.state ?? memoryState();
-  const pages = toolkitPages(toolkits, state);
   const hostFor = async (pagesUrl: string | undefined) => {
     const hostOptions = {
       logger,
@@ -69,6 +68,7 @@ async function serve(options: ServerOptions): Promise<void> {
       mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
     });
   if (options.transport === "stdio") {
+    const pages = toolkitPages(toolkits, state);
     const pagesUrl = pages && (await servePagesOnLoopback(pages));
     return serveStdio(registryFor(await hostFor(pagesUrl)), logger, {
       maxMessageBytes: options.maxMessageBytes,
@@ -80,6 +80,8 @@ async function serve(options: ServerOptions): Promise<void> {
   const listening = await listenHttp(options, logger, team);
   const host = await hostFor(listening.publicUrl);
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
+  // Per user, the pages serve each signed-in person their own sessions.
+  const pages = toolkitPages(toolkits, state, serving?.visitors);
   listening.serve(registryFor(serving?.host ?? host), pages, serving);
 }
 

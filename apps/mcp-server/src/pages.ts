@@ -10,23 +10,55 @@ export interface Pages {
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
+/**
+ * Who the browsers are, on a server shared by several people who each act as themselves
+ * (`--credentials per-user`): the toolkits' pages serve each person only their own state.
+ */
+export interface PageVisitors {
+  /** The principal the request's browser is signed in as, if any. @throws StoreUnavailable */
+  personOf(request: Request): Promise<string | undefined>;
+  /** A response sending the browser to sign in, then back to `returnTo` (a path on this server). */
+  signIn(returnTo: string): Promise<Response>;
+  /** The state of `principal`: what their tools see as `context.state`. */
+  stateOf(principal: string): StateStore;
+}
+
 /** Pages posted back by a browser are small forms; anything larger is refused unread. */
 const MAX_PAGE_BODY_BYTES = 1_000_000;
 
 /**
  * The toolkits' pages, or undefined when no toolkit has any. They keep their state in `state`, the
- * store the host gives the tools, so a page serves what a tool started.
+ * store the host gives the tools, so a page serves what a tool started. With `visitors` (per user),
+ * a page is served only to a signed-in browser, with its person's state: a browser that is not
+ * signed in is sent to sign in (a GET) or answered 401 (anything else), before any page runs.
  */
-export function toolkitPages(toolkits: readonly Toolkit[], state: StateStore): Pages | undefined {
+export function toolkitPages(
+  toolkits: readonly Toolkit[],
+  state: StateStore,
+  visitors?: PageVisitors,
+): Pages | undefined {
   const owners = toolkits.filter((kit) => kit.pages && kit.pagesPath);
   if (!owners.length) return undefined;
   const ownerOf = (path: string) => owners.find((kit) => path.startsWith(kit.pagesPath ?? "\0"));
+  const page = async (request: Request) => {
+    const url = new URL(request.url);
+    const kit = ownerOf(url.pathname);
+    if (!kit?.pages || !visitors) return kit?.pages?.(request, { state });
+    const person = await visitors.personOf(request);
+    if (person) return kit.pages(request, { state: visitors.stateOf(person) });
+    return request.method === "GET" ? visitors.signIn(`${url.pathname}${url.search}`) : signInFirst();
+  };
   return {
     owns: (path) => ownerOf(path) !== undefined,
-    serve: (req, res) =>
-      serveFetch((request) => ownerOf(new URL(request.url).pathname)?.pages?.(request, { state }), req, res),
+    serve: (req, res) => serveFetch(page, req, res),
   };
 }
+
+const signInFirst = () =>
+  Response.json(
+    { error: "This browser is not signed in here: open the link again to sign in." },
+    { status: 401, headers: { "cache-control": "no-store" } },
+  );
 
 /**
  * Serves the pages on an ephemeral loopback port, for the stdio transport, which has no HTTP

@@ -141,7 +141,12 @@ export interface Sandbox {
 
 /** What a host gives a toolkit's pages besides the request. */
 export interface PageServices {
-  /** The same store the toolkit's tools see as `context.state`. */
+  /**
+   * The same store the toolkit's tools see as `context.state`. A host shared by several people who
+   * each act as themselves (see `Host.forPrincipal`) gives each person's tools a store of their own,
+   * and serves pages only to a browser signed in as one of them, with that person's store: a page
+   * finds only what that person's tools put there.
+   */
   state: StateStore;
 }
 

@@ -3,12 +3,13 @@ import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
 import { memoryState, Secret, type StateStore } from "@toolkits/core";
 import { useToolkitSandbox } from "@toolkits/core/testing";
+import { CHROMIUM_ARGS, chromiumExecutable } from "@toolkits/testkit/chromium";
+import { GOOGLE_API_SCRIPT_STUB } from "@toolkits/testkit/google-picker";
 import { chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { handlePickerRequest, PICKER_TTL_MS, sheetsToolkit } from "../src/index.js";
 import { findPickerSession, openPickerSession, recordPick } from "../src/picker/session.js";
 import { SANDBOX_TOKEN } from "../src/sandbox/index.js";
-import { CHROMIUM_ARGS, chromiumExecutable } from "./browser.js";
 import { SHEETS } from "./kit.js";
 
 const CLIENT_ID = "1234567890-abcdefghijklmnop.apps.googleusercontent.com";
@@ -120,6 +121,8 @@ describe("handlePickerRequest", () => {
     expect(page?.status).toBe(200);
     expect(page?.headers.get("cache-control")).toBe("no-store");
     expect(page?.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page?.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    expect(page?.headers.get("x-frame-options")).toBe("DENY");
     const html = (await page?.text()) ?? "";
     expect(html).toContain(`"token":"${SANDBOX_TOKEN}"`);
     expect(html).toContain(`"appId":"1234567890"`);
@@ -130,6 +133,13 @@ describe("handlePickerRequest", () => {
 
   it("takes one well-formed pick, then serves no token again", async () => {
     const url = await pickerUrl();
+    // A page elsewhere can post text/plain without asking: a pick must be declared JSON.
+    const plain = new Request(`${url}/picked`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify({ files: [{ id: "forged", name: "Forged" }] }),
+    });
+    expect((await serve(plain))?.status).toBe(415);
     expect((await post(url, { files: [] }))?.status).toBe(400);
     expect((await post(url, { files: [{ id: 7 }] }))?.status).toBe(400);
     const picked = await post(url, { files: [{ id: "abc", name: "Budget <2025>" }] });
@@ -232,33 +242,6 @@ describe("picker sessions", () => {
   });
 });
 
-// Google's script cannot load here: this stands in for api.js, recording what the page asks of the Picker.
-const GOOGLE_STUB = `
-window.__picker = { calls: [] };
-const record = (...call) => window.__picker.calls.push(call);
-window.gapi = { load(name, options) { record("gapi.load", name); options.callback(); } };
-class DocsView { constructor(viewId) { record("DocsView", viewId); } }
-class PickerBuilder {
-  setCallback(callback) { record("setCallback"); this.callback = callback; return this; }
-  build() {
-    record("build");
-    const callback = this.callback;
-    return { setVisible(visible) {
-      record("setVisible", visible);
-      if (visible) setTimeout(() => callback({ action: "picked", docs: [{ id: "quarterly-report-0", name: "Quarterly report",
-        url: "https://docs.google.com/spreadsheets/d/quarterly-report-0/edit", mimeType: "application/vnd.google-apps.spreadsheet" }] }));
-    } };
-  }
-}
-for (const name of ["setDeveloperKey", "setAppId", "setOAuthToken", "addView", "enableFeature", "setTitle"]) {
-  PickerBuilder.prototype[name] = function (value) { record(name, value instanceof DocsView ? "DocsView" : value); return this; };
-}
-window.google = { picker: { PickerBuilder, DocsView,
-  ViewId: { SPREADSHEETS: "spreadsheets" }, Feature: { MULTISELECT_ENABLED: "multiselect" },
-  Response: { ACTION: "action", DOCUMENTS: "docs" }, Action: { PICKED: "picked", CANCEL: "cancel" },
-  Document: { ID: "id", NAME: "name", URL: "url", MIME_TYPE: "mimeType" } } };
-`;
-
 describe("the picker page in headless Chromium", () => {
   let executablePath: string;
   // Finding the browser may mean installing one (minutes on a fresh machine), so it has its own limit.
@@ -278,7 +261,7 @@ describe("the picker page in headless Chromium", () => {
         const target = route.request().url();
         if (target.startsWith(base)) return route.continue();
         if (target === "https://apis.google.com/js/api.js") {
-          return route.fulfill({ contentType: "text/javascript", body: GOOGLE_STUB });
+          return route.fulfill({ contentType: "text/javascript", body: GOOGLE_API_SCRIPT_STUB });
         }
         outside.push(target);
         return route.abort();

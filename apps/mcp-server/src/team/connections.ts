@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ConnectLink } from "@toolkits/core";
 import type { Grant } from "../credentials/grant.js";
 import { type OAuthClients, PROVIDER_IDS, PROVIDERS, type ProviderId } from "../credentials/providers.js";
 import type { GrantStore } from "../credentials/store.js";
 import { teamGrants } from "../credentials/team-grants.js";
 import { CONNECT_PATH } from "./paths.js";
-import { hashKey, type TeamStore } from "./store/index.js";
+import { hashKey, StoreUnavailable, type TeamStore } from "./store/index.js";
 
 /** Who a connect link was made for. */
 export interface LinkOwner {
@@ -15,6 +16,25 @@ export interface LinkOwner {
 
 /** How long a connect link works, in milliseconds (10 minutes). */
 const CONNECT_LINK_TTL_MS = 10 * 60_000;
+/**
+ * A person's live code is handed out again while at least this much of its life is left, in
+ * milliseconds (3 minutes), so a link is never given with seconds to go; then a new one replaces it.
+ */
+const REUSE_MIN_LEFT_MS = 3 * 60_000;
+/** How long making a person's code may hold its lock, in milliseconds; a crashed holder frees it then. */
+const MINT_LOCK_MS = 5_000;
+/** How often a caller waiting on another replica's new code looks again, in milliseconds. */
+const MINT_POLL_MS = 50;
+
+/** A connect link, and when it stops working. */
+export interface PersonLink extends ConnectLink {
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** The whole minutes left until `expiresAt` (epoch milliseconds), at least 1, for messages. */
+export const minutesLeft = (expiresAt: number, now = Date.now()): number =>
+  Math.max(1, Math.round((expiresAt - now) / 60_000));
 
 export { CONNECT_PATH } from "./paths.js";
 
@@ -25,10 +45,12 @@ export interface Connections {
   /** Every grant of `principal`, in PROVIDER_IDS order. */
   list(principal: string): Promise<Grant[]>;
   /**
-   * A link to `/connect/<provider>?code=…` with a new single-use code bound to `principal` and
-   * `provider`, working for 10 minutes.
+   * A link to `/connect/<provider>?code=…` with the person's single-use code for `provider`: the
+   * live one while it has at least 3 minutes left and is unspent, else a new one working for 10
+   * minutes, which replaces it. A person holds at most one live code per provider, whichever
+   * replica and however many calls ask at once.
    */
-  link(principal: string, provider: ProviderId): Promise<ConnectLink>;
+  link(principal: string, provider: ProviderId): Promise<PersonLink>;
   /** Who a code was made for, without using it up; `undefined` when unknown or expired. */
   peek(code: string): Promise<LinkOwner | undefined>;
   /** Uses a code up: of several concurrent callers at most one gets its owner. */
@@ -36,6 +58,13 @@ export interface Connections {
 }
 
 const codeKey = (code: string) => `tk:code:${hashKey(code)}`;
+
+/** A person's live code for a provider, under `tk:pending:<hash(principal, provider)>`. */
+interface PendingCode {
+  code: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
 
 /**
  * Connections in `store`, with links on `publicUrl` (the server's externally visible base URL);
@@ -45,6 +74,7 @@ const codeKey = (code: string) => `tk:code:${hashKey(code)}`;
 export function storedConnections(store: TeamStore, publicUrl: string, clients: OAuthClients): Connections {
   const base = publicUrl.replace(/\/+$/, "");
   const of = teamGrants(store, clients);
+  const flights = new Map<string, Promise<PendingCode>>();
   return {
     of,
     async list(principal) {
@@ -53,15 +83,69 @@ export function storedConnections(store: TeamStore, publicUrl: string, clients: 
       return found.filter((grant) => grant !== undefined);
     },
     async link(principal, provider) {
-      const code = randomBytes(24).toString("base64url");
-      await store.set(codeKey(code), { principal, provider } satisfies LinkOwner, CONNECT_LINK_TTL_MS);
+      const { code, expiresAt } = await pendingCode({ principal, provider });
       return {
         url: `${base}${CONNECT_PATH}/${provider}?code=${code}`,
         id: randomBytes(12).toString("base64url"),
-        message: `Connect your ${PROVIDERS[provider].title} account to continue: open the link, sign in, and allow access (the link works for 10 minutes).`,
+        message: `Connect your ${PROVIDERS[provider].title} account to continue: open the link, sign in, and allow access (the link works for ${minutesLeft(expiresAt)} minutes).`,
+        expiresAt,
       };
     },
     peek: (code) => store.get<LinkOwner>(codeKey(code)),
     redeem: (code) => store.take<LinkOwner>(codeKey(code)),
   };
+  // Calls of this process for one person and provider share one lookup; replicas share the lock.
+  function pendingCode(owner: LinkOwner): Promise<PendingCode> {
+    const key = `tk:pending:${hashKey(`${owner.principal}\n${owner.provider}`)}`;
+    let flight = flights.get(key);
+    if (!flight) {
+      flight = reusable(store, key).then((found) => found ?? mintUnderLock(store, key, owner));
+      flight = flight.finally(() => flights.delete(key));
+      flights.set(key, flight);
+    }
+    return flight;
+  }
+}
+
+/** The live code under `key` while it is unspent and has REUSE_MIN_LEFT_MS left. */
+async function reusable(store: TeamStore, key: string): Promise<PendingCode | undefined> {
+  const pending = await store.get<PendingCode>(key);
+  if (!pending || pending.expiresAt - Date.now() < REUSE_MIN_LEFT_MS) return undefined;
+  // A spent code's record is gone.
+  return (await store.get(codeKey(pending.code))) ? pending : undefined;
+}
+
+/**
+ * A new code for `owner` under `key`, made under the store's lock (another replica may have made
+ * one meanwhile: then that one); the code it replaces stops working.
+ * @throws StoreUnavailable when the store is out of reach, or another holder keeps the lock.
+ */
+async function mintUnderLock(store: TeamStore, key: string, owner: LinkOwner): Promise<PendingCode> {
+  const deadline = Date.now() + 2 * MINT_LOCK_MS;
+  do {
+    const release = await store.tryLock(`${key}:lock`, MINT_LOCK_MS);
+    if (release) {
+      try {
+        return (await reusable(store, key)) ?? (await mint(store, key, owner));
+      } finally {
+        await release().catch(() => {});
+      }
+    }
+    await sleep(MINT_POLL_MS);
+    const made = await reusable(store, key);
+    if (made) return made;
+  } while (Date.now() < deadline);
+  throw new StoreUnavailable("a connect link was being made elsewhere for too long");
+}
+
+async function mint(store: TeamStore, key: string, owner: LinkOwner): Promise<PendingCode> {
+  const replaced = await store.get<PendingCode>(key);
+  const made: PendingCode = {
+    code: randomBytes(24).toString("base64url"),
+    expiresAt: Date.now() + CONNECT_LINK_TTL_MS,
+  };
+  await store.set(codeKey(made.code), owner, CONNECT_LINK_TTL_MS);
+  await store.set(key, made, CONNECT_LINK_TTL_MS);
+  if (replaced) await store.delete(codeKey(replaced.code));
+  return made;
 }

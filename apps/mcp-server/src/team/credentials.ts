@@ -3,7 +3,7 @@ import { type Advice, accessTokens, marketingKey, type Remedy, signInFirst } fro
 import type { Provider } from "../credentials/providers.js";
 import { refresher } from "../credentials/refresh.js";
 import { available } from "../credentials/store.js";
-import type { Connections } from "./connections.js";
+import { type Connections, minutesLeft } from "./connections.js";
 
 /**
  * One person's upstream credentials: their connections, refreshed before they expire, once per
@@ -42,7 +42,7 @@ function connectAdvice(connections: Connections, principal: string): Advice<neve
   const connect = async (provider: Provider, why: string): Promise<Remedy> => {
     const link = await available(() => connections.link(principal, provider.id));
     return {
-      message: `Your ${provider.title} account ${why}. Ask the user to open ${link.url} in a browser to connect it (the link works for 10 minutes), then call again.`,
+      message: `Your ${provider.title} account ${why}. Ask the user to open ${link.url} in a browser to connect it (the link works for ${minutesLeft(link.expiresAt)} minutes), then call again.`,
       connect: link,
     };
   };

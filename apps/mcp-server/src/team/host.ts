@@ -1,4 +1,4 @@
-import type { Host, UpstreamInit } from "@toolkits/core";
+import type { Host, StateStore, UpstreamInit } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
 import type { PersonCredentials } from "./credentials.js";
 import type { PersonLimits } from "./limits.js";
@@ -8,13 +8,16 @@ import { hashKey } from "./store/index.js";
 export interface PerUserDeps {
   credentials(principal: string): PersonCredentials;
   limits: PersonLimits;
+  /** Each person's toolkit state (their page sessions), apart from everyone else's. */
+  state(principal: string): StateStore;
 }
 
 /**
  * A host on which every call acts as the calling person upstream (`--credentials per-user`): the
  * server's own credentials are never used, each person's come from their connections, and each
- * person's upstream requests are counted against their own budgets. Settings (regions, API URLs)
- * stay the server's, except the marketing region, which the person's key carries.
+ * person's upstream requests are counted against their own budgets, and each person's toolkit state
+ * is their own. Settings (regions, API URLs) stay the server's, except the marketing region, which
+ * the person's key carries.
  */
 export function perUserHost(base: Host, deps: PerUserDeps): Host {
   return {
@@ -33,6 +36,7 @@ function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
   return {
     ...base,
     forPrincipal: undefined,
+    state: deps.state(principal),
     tokens: (provider, scopes) =>
       provider === "pager" || provider === "google" ? credentials.accessToken(provider, scopes) : undefined,
     async secrets(name) {

@@ -5,8 +5,9 @@ import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js
 import type { ClientMemory } from "../http/endpoint.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
+import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
-import { createConnectPages } from "./connect/index.js";
+import { connectSite } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
@@ -28,7 +29,10 @@ export type TeamOptions = Pick<
 
 /** The per-user parts of a running server, once its store is open. */
 export interface Team {
-  /** Toolkit state (page sessions) in the shared store, for the host and the pages. */
+  /**
+   * Toolkit state (page sessions) in the shared store, for the host. Each person's calls and pages
+   * get their own part of it instead (`TeamServing.visitors.stateOf`).
+   */
   state: StateStore;
   /**
    * Serves the whole team once the server's address is known: the per-user host over `base`, the
@@ -50,6 +54,8 @@ export interface TeamServing {
   host: Host;
   /** The `/connect` pages, fetch-style; undefined for other paths. */
   pages(request: Request): Promise<Response | undefined>;
+  /** Who the browsers are (their /connect session), for the toolkits' pages, each person's own. */
+  visitors: PageVisitors;
   /**
    * Whether each person's 2025 client declared URL elicitation at initialize, kept between its
    * stateless requests; unknown reads as undeclared (the call then answers with the link as text).
@@ -82,6 +88,8 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     },
     logger,
   );
+  // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
+  const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);
   return {
     state: store.state("kit"),
     serve(base, publicUrl, auth, tools) {
@@ -92,11 +100,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         {
           credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
+          state: stateOf,
         },
       );
-      const pages = createConnectPages({
+      const site = connectSite({
         connections,
         store,
+        storeKeys: { key, previousKey: options.storeKeyPrevious },
         publicUrl,
         issuer: auth?.oauth?.issuer,
         connectClient: options.connectClient,
@@ -104,10 +114,12 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         settings: base.settings,
         logger,
         fetch: base.fetch ?? fetch,
-        identifyToken: namedTokenPrincipal(auth),
+        // People calling with a named token sign in with it; without any, nobody can.
+        identifyToken: auth?.staticTokens.some((entry) => entry.name) ? namedTokenPrincipal(auth) : undefined,
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
-      return { host, pages, clients: clientMemory(store, logger) };
+      const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
+      return { host, pages: site.pages, visitors, clients: clientMemory(store, logger) };
     },
     ready: () => store.ready(),
     close: () => store.close(),

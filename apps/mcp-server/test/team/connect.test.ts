@@ -35,6 +35,7 @@ const GOOD_KEY = random("good-app-key");
 const BAD_KEY = random("refused-app-key");
 const FAILING_KEY = random("failing-app-key");
 const CAROL_TOKEN = random("carol-static-token");
+const STORE_KEY = randomBytes(32).toString("base64");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let directory: string;
@@ -48,6 +49,9 @@ let connections: Connections;
 /** The same pages with named static tokens only (no issuer). */
 let tokenSite: Served;
 let tokenConnections: Connections;
+/** The same pages with both: OpenID Connect at `idp` and named static tokens. */
+let bothSite: Served;
+let bothConnections: Connections;
 
 /**
  * The App API as the pages' key check reaches it (`deps.fetch`): GOOD_KEY is accepted, FAILING_KEY
@@ -101,7 +105,7 @@ async function linkFor(person: string, provider: ProviderId, from = connections)
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "connect-test-"));
   store = await openStore(
-    { url: pathToFileURL(join(directory, "store.json")).href, key: randomBytes(32).toString("base64") },
+    { url: pathToFileURL(join(directory, "store.json")).href, key: STORE_KEY },
     silentLogger,
   );
   [idp, pagerAuth, googleAuth] = await Promise.all([
@@ -115,6 +119,7 @@ beforeAll(async () => {
   };
   const deps = {
     store,
+    storeKeys: { key: STORE_KEY },
     issuer: idp.url,
     connectClient: { id: "connect-client", secret: CONNECT_SECRET },
     oauthClients,
@@ -127,6 +132,7 @@ beforeAll(async () => {
     connections = storedConnections(store, url, oauthClients);
     return createConnectPages({ ...deps, connections, publicUrl: url });
   });
+  const identifyToken = (token: string) => (token === CAROL_TOKEN ? "token:carol" : undefined);
   tokenSite = await serveFetch((url) => {
     tokenConnections = storedConnections(store, url, oauthClients);
     return createConnectPages({
@@ -134,13 +140,17 @@ beforeAll(async () => {
       issuer: undefined,
       connections: tokenConnections,
       publicUrl: url,
-      identifyToken: (token) => (token === CAROL_TOKEN ? "token:carol" : undefined),
+      identifyToken,
     });
+  });
+  bothSite = await serveFetch((url) => {
+    bothConnections = storedConnections(store, url, oauthClients);
+    return createConnectPages({ ...deps, connections: bothConnections, publicUrl: url, identifyToken });
   });
 });
 
 afterAll(async () => {
-  await Promise.all([site, tokenSite, idp, pagerAuth, googleAuth].map((server) => server?.stop()));
+  await Promise.all([site, tokenSite, bothSite, idp, pagerAuth, googleAuth].map((server) => server?.stop()));
   await store?.close();
   await rm(directory, { recursive: true, force: true });
 });
@@ -151,6 +161,7 @@ const SECURITY_HEADERS = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
 };
 
 // After every test: no page (nor log line) carries a secret, and every connect response has the headers.
@@ -173,7 +184,7 @@ afterEach(() => {
     for (const page of each.seen) {
       if (scanned.has(page)) continue;
       scanned.add(page);
-      const ours = page.url.startsWith(site.url) || page.url.startsWith(tokenSite.url);
+      const ours = [site, tokenSite, bothSite].some((served) => page.url.startsWith(served.url));
       if (!ours) continue;
       for (const secret of secrets)
         expect(page.body, `the page ${page.status} of ${page.url}`).not.toContain(secret);
@@ -243,7 +254,7 @@ describe("connecting an OAuth provider through a link", () => {
     expect(cookie).toMatch(/^toolkits_connect=[\w-]{43}; /);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Lax");
-    expect(cookie).toContain("Path=/connect");
+    expect(cookie).toContain("Path=/;");
     expect(cookie).not.toContain("Secure");
 
     expect(logs).toContainEqual({
@@ -521,19 +532,150 @@ describe("signing in with a named static token", () => {
   });
 });
 
-describe("routing", () => {
-  const pages = () =>
-    createConnectPages({
-      connections: storedConnections(store, "http://pages.test", noOAuthClients),
-      store,
-      publicUrl: "https://pages.test",
-      connectClient: {},
-      oauthClients: noOAuthClients,
-      settings: () => undefined,
-      logger,
-      fetch: globalThis.fetch,
-      scopes,
+describe("a server with an identity provider and named static tokens", () => {
+  it("signs a static-token person in with their token, and an identity provider's person at the provider", async () => {
+    const carol = newBrowser();
+    const link = await linkFor("token:carol", "marketing", bothConnections);
+    const signIn = await carol.open(link.url);
+    expect(signIn.status).toBe(200);
+    expect(signIn.url).toBe(`${bothSite.url}/connect/sign-in`);
+    expect(Object.keys(signIn.form().fields).sort()).toEqual(["csrf", "token"]);
+    const keyForm = await carol.submit(signIn, { token: CAROL_TOKEN });
+    expect(keyForm.form().action).toBe(`${bothSite.url}/connect/marketing`);
+    expect((await carol.submit(keyForm, { api_key: GOOD_KEY })).status).toBe(200);
+    expect(await stored("token:carol", "marketing")).toMatchObject({ apiKey: GOOD_KEY });
+
+    const alice = newBrowser("alice");
+    const signIns = idp.authorizations.length;
+    const page = await alice.open((await linkFor(principal("alice"), "google", bothConnections)).url);
+    expect(page.text).toContain("Connected Google as alice@example.com");
+    expect(idp.authorizations).toHaveLength(signIns + 1);
+  });
+
+  it("offers both ways to a browser that comes without a link", async () => {
+    const jo = newBrowser("jo");
+    const signIn = await jo.open(`${bothSite.url}/connect`);
+    expect(signIn.url).toBe(`${bothSite.url}/connect/sign-in`);
+    expect(signIn.form().action).toBe(`${bothSite.url}/connect/sign-in`);
+    const viaIdp = `${bothSite.url}/connect/sign-in?with=idp`;
+    expect(signIn.links).toContain(viaIdp);
+    const list = await jo.open(viaIdp);
+    expect(list.url).toBe(`${bothSite.url}/connect`);
+    expect(list.text).toContain("Signed in as jo@example.com");
+  });
+});
+
+describe("signing out", () => {
+  it("ends the browser's session here, keeping the person's connections", async () => {
+    const kim = newBrowser("kim");
+    expect((await kim.open((await linkFor(principal("kim"), "pager")).url)).status).toBe(200);
+    const session = kim.setCookies.at(-1)?.split(";")[0] ?? "";
+    const list = await kim.open(`${site.url}/connect`);
+    expect(list.links).toContain(`${site.url}/connect/sign-out`);
+    const confirm = await kim.open(`${site.url}/connect/sign-out`);
+    expect(confirm.text).toContain("Signed in as kim@example.com");
+    const out = await kim.submit(confirm);
+    expect(out.status).toBe(200);
+    expect(out.text).toContain("Signed out");
+    expect(kim.setCookies.at(-1)).toMatch(/^toolkits_connect=; Path=\/; Max-Age=0; HttpOnly/);
+    expect(await stored(principal("kim"), "pager")).toBeDefined();
+
+    // The old cookie no longer signs anyone in, and the browser signs in again to see the list.
+    const replayed = await fetch(`${site.url}/connect`, { headers: { cookie: session }, redirect: "manual" });
+    expect(replayed.status).toBe(302);
+    expect(replayed.headers.get("location")).toMatch(new RegExp(`^${idp.url}/authorize\\?`));
+    const signIns = idp.authorizations.length;
+    expect((await kim.open(`${site.url}/connect`)).text).toContain("PagerDuty as kim@example.com");
+    expect(idp.authorizations).toHaveLength(signIns + 1);
+  });
+
+  it("needs the CSRF token", async () => {
+    const lee = newBrowser("lee");
+    await lee.open(`${site.url}/connect`);
+    const refused = await lee.post(`${site.url}/connect/sign-out`, { csrf: random("csrf") });
+    expect(refused.status).toBe(400);
+    expect((await lee.open(`${site.url}/connect`)).text).toContain("Signed in as lee@example.com");
+  });
+});
+
+describe("a token endpoint that echoes requests in its errors", () => {
+  it("logs no authorization code or PKCE verifier of a failed sign-in or connection", async () => {
+    const ivy = newBrowser("ivy");
+    idp.echoNextTokenRequest();
+    const signIn = await ivy.open(`${site.url}/connect`);
+    expect(signIn.status).toBe(502);
+    expect(logs).toContainEqual({
+      level: "warn",
+      message: "connect sign-in failed",
+      fields: { error: "invalid_grant", status: 400 },
     });
+
+    pagerAuth.echoNextTokenRequest();
+    const link = await linkFor(principal("ivy"), "pager");
+    const connect = await ivy.open(link.url);
+    expect(connect.status).toBe(502);
+    expect(logs).toContainEqual({
+      level: "warn",
+      message: "connect token exchange failed",
+      fields: { provider: "pager", error: "invalid_grant", status: 400 },
+    });
+    // The scan after each test looks for every code and verifier in the logs.
+    expect(idp.tokenRequests.at(-2)?.code_verifier).toBeTruthy();
+    expect(pagerAuth.tokenRequests.at(-1)?.code_verifier).toBeTruthy();
+  });
+});
+
+describe("connect codes", () => {
+  const liveCodes = async () => (await store.keys("tk:code:")).length;
+
+  it("gives a person one live code per provider, however often asked, until it is spent", async () => {
+    const before = await liveCodes();
+    const links = await Promise.all(Array.from({ length: 20 }, () => linkFor(principal("max"), "pager")));
+    expect(new Set(links.map((link) => link.url)).size).toBe(1);
+    expect(new Set(links.map((link) => link.id)).size).toBe(20);
+    expect(links[0]?.message).toContain("(the link works for 10 minutes)");
+    await linkFor(principal("max"), "google");
+    await linkFor(principal("nia"), "pager");
+    expect((await liveCodes()) - before).toBe(3);
+
+    const max = newBrowser("max");
+    expect((await max.open(links[0]?.url ?? "")).status).toBe(200);
+    const next = await linkFor(principal("max"), "pager");
+    expect(next.code).not.toBe(links[0]?.code);
+  });
+
+  it("replaces a code with under 3 minutes left, and the old one stops working", async () => {
+    const old = await linkFor(principal("oli"), "marketing");
+    // The person's pointer to the code, rewritten to expire in 2 minutes.
+    const [pointer] = (await store.keys("tk:pending:")).filter((key) =>
+      key.endsWith(hashKey(`${principal("oli")}\nmarketing`)),
+    );
+    expect(pointer).toBeDefined();
+    await store.set(pointer ?? "", { code: old.code, expiresAt: Date.now() + 120_000 }, 120_000);
+    const fresh = await linkFor(principal("oli"), "marketing");
+    expect(fresh.code).not.toBe(old.code);
+    expect(await connections.peek(old.code)).toBeUndefined();
+    expect(await connections.peek(fresh.code)).toEqual({
+      principal: principal("oli"),
+      provider: "marketing",
+    });
+  });
+});
+
+describe("routing", () => {
+  const routingDeps = (): ConnectDeps => ({
+    connections: storedConnections(store, "http://pages.test", noOAuthClients),
+    store,
+    storeKeys: { key: STORE_KEY },
+    publicUrl: "https://pages.test",
+    connectClient: {},
+    oauthClients: noOAuthClients,
+    settings: () => undefined,
+    logger,
+    fetch: globalThis.fetch,
+    scopes,
+  });
+  const pages = () => createConnectPages(routingDeps());
 
   it("leaves other paths alone and answers unknown ones under /connect with 404", async () => {
     const handler = pages();
@@ -551,19 +693,19 @@ describe("routing", () => {
     expect(await response?.text()).toContain("MCP_OAUTH_ISSUER");
   });
 
+  it("warns that the session cookie goes without Secure when the public URL is http away from this machine", () => {
+    const warned = () => logs.filter((line) => line.message.startsWith("MCP_PUBLIC_URL is not https")).length;
+    const before = warned();
+    createConnectPages({ ...routingDeps(), publicUrl: "https://pages.test" });
+    createConnectPages({ ...routingDeps(), publicUrl: "http://127.0.0.1:8080" });
+    expect(warned()).toBe(before);
+    createConnectPages({ ...routingDeps(), publicUrl: "http://pages.test" });
+    expect(warned()).toBe(before + 1);
+    expect(logs.at(-1)?.level).toBe("warn");
+  });
+
   it("marks the session cookie Secure on an https public URL", async () => {
-    const handler = createConnectPages({
-      connections: storedConnections(store, "https://pages.test", noOAuthClients),
-      store,
-      publicUrl: "https://pages.test",
-      connectClient: {},
-      oauthClients: noOAuthClients,
-      settings: () => undefined,
-      logger,
-      fetch: globalThis.fetch,
-      scopes,
-      identifyToken: () => undefined,
-    });
+    const handler = createConnectPages({ ...routingDeps(), identifyToken: () => undefined });
     const response = await handler(new Request("https://pages.test/connect/sign-in"));
     expect(response?.headers.get("set-cookie")).toMatch(/; Secure$/);
   });

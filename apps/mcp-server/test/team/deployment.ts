@@ -20,6 +20,8 @@ export interface Layout {
   name: string;
   replicas: number;
   store: StoreKind;
+  /** Settings of every replica besides the deployment's own (a toolkit's, say). */
+  env?: Record<string, string>;
 }
 
 /** One server process. */
@@ -98,6 +100,7 @@ export async function startDeployment(layout: Layout): Promise<Deployment> {
     GOOGLE_OAUTH_CLIENT_SECRET: `google-${randomBytes(16).toString("hex")}`,
     GOOGLE_OAUTH_ISSUER: googleAuth.url,
     ...upstreams.env,
+    ...layout.env,
   };
   const replicas = await Promise.all(
     ports.map((port, index) => launchReplica(`replica${index + 1}`, port, env)),

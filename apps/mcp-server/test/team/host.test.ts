@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, envHost, invokeTool, sandboxFetch } from "@toolkits/core";
+import { type AnyToolDefinition, envHost, invokeTool, memoryState, sandboxFetch } from "@toolkits/core";
 import { marketingTool, marketingToolkit } from "@toolkits/marketing";
 import { listServices, pagerToolkit } from "@toolkits/pager";
 import { createSpreadsheet, getSpreadsheetMetadata, sheetsToolkit, whoAmI } from "@toolkits/sheets";
@@ -42,6 +42,7 @@ async function aliceHost(region: "us" | "eu" | undefined) {
   const host = perUserHost(base, {
     credentials: () => credentials,
     limits: { take: async (budget, key) => void taken.push([budget, key]) },
+    state: () => memoryState(),
   });
   const call = async (tool: AnyToolDefinition, args = {}) => {
     const outcome = await invokeTool(tool, args, host, { principal: ALICE });

@@ -3,11 +3,14 @@ import type { IncomingMessage } from "node:http";
 import { OAuth2Server } from "oauth2-mock-server";
 import { MOCK_USER_PARAM } from "./browser.js";
 
+/** Who signs in at a mock server when the browser names nobody (a real browser, say): the mock's own user. */
+export const MOCK_DEFAULT_USER = "johndoe";
+
 /**
  * A real local OAuth 2.0 / OpenID Connect server (oauth2-mock-server) that signs in whoever the
  * test browser says (`browser({ user })` adds `mock_user=<user>` to each authorization request):
  * the tokens it then issues for that code, and for refresh tokens from it, have `sub` = the user
- * and `email` = `<user>@example.com`. Without one, `sub` is the mock's own `johndoe`.
+ * and `email` = `<user>@example.com`. Without one, `sub` is MOCK_DEFAULT_USER, without an email.
  */
 export interface MockAuthServer {
   /** The issuer URL, on 127.0.0.1 (discovery at `/.well-known/openid-configuration`). */
@@ -25,6 +28,11 @@ export interface MockAuthServer {
   codes: string[];
   /** Makes the next revocation request fail with this HTTP status. */
   failNextRevocation(status: number): void;
+  /**
+   * Makes the next token request fail as a server that echoes requests in its errors does: 400
+   * `invalid_grant`, the request's form body (code, PKCE verifier, client secret) as the description.
+   */
+  echoNextTokenRequest(): void;
   /** Tokens issued from now on last `seconds` (undefined: the mock's default hour). */
   tokenLifetime(seconds: number | undefined): void;
   stop(): Promise<void>;
@@ -53,6 +61,13 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
     failNextRevocation(status) {
       server.service.once("beforeRevoke", (response) => {
         response.statusCode = status;
+      });
+    },
+    echoNextTokenRequest() {
+      server.service.once("beforeResponse", (response, request) => {
+        const body = new URLSearchParams(request.body as Record<string, string>).toString();
+        response.statusCode = 400;
+        response.body = { error: "invalid_grant", error_description: `Refused: ${body}` };
       });
     },
     tokenLifetime(seconds) {

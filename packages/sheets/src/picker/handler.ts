@@ -12,11 +12,13 @@ const MAX_BODY_BYTES = 512 * 1024;
 
 const HTML_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  // The page carries an access token: keep it out of caches, referrers and other sites' frames.
+  // The page carries an access token: keep it out of caches, referrers and other sites' frames
+  // (X-Frame-Options for browsers that predate CSP's frame-ancestors).
   "cache-control": "no-store",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
   "content-security-policy": "frame-ancestors 'none'",
+  "x-frame-options": "DENY",
 };
 
 const html = (status: number, body: string) => new Response(body, { status, headers: HTML_HEADERS });
@@ -32,8 +34,11 @@ const json = (status: number, body: unknown) =>
  * - `GET /sheets/picker/<session>`: the picker page (HTML), while the session lives (10 minutes) and no pick was reported;
  * - `POST /sheets/picker/<session>/picked` with JSON `{files: [{id, name, url?, mimeType?}]}`: records the pick,
  *   ends the session and answers `{files, message}` (400 for a malformed body, 409 when already picked,
- *   413 past 512 KiB).
- * Unknown or expired sessions get a 404 page; other methods 405.
+ *   413 past 512 KiB, 415 for a body not declared `application/json`, which a page elsewhere can
+ *   only send after a CORS preflight).
+ * Unknown or expired sessions get a 404 page; other methods 405. Where several people share the
+ * server, the host serves these only to a signed-in browser, with `services.state` that person's:
+ * a link then works only for the person whose tool made it.
  * @returns `undefined` when the path is not under `/sheets/picker/`, so the caller can route it elsewhere.
  */
 export async function handlePickerRequest(
@@ -56,6 +61,7 @@ export async function handlePickerRequest(
   if (match[2]) {
     if (request.method !== "POST") return json(405, { error: "Use POST." });
     if (session.picked) return json(409, { error: "This picker link was already used." });
+    if (!isJson(request.headers.get("content-type"))) return json(415, { error: "Send the files as JSON." });
     if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) {
       return json(413, { error: "The report is too large." });
     }
@@ -77,6 +83,8 @@ export async function handlePickerRequest(
   }
   return html(200, pickerPage(session));
 }
+
+const isJson = (type: string | null) => type?.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 
 /** The page's report as files, or `undefined` when it is malformed. */
 function pickedFiles(body: unknown): PickedFile[] | undefined {

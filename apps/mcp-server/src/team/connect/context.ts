@@ -3,13 +3,24 @@ import type * as oauth from "openid-client";
 import type { OAuthClients, OAuthProviderId } from "../../credentials/providers.js";
 import type { Connections } from "../connections.js";
 import { hashKey, type TeamStore } from "../store/index.js";
+import { type SignInMethods, signInMethods } from "./methods.js";
+import { type CookieSealer, cookieSealer, type StoreKeys } from "./pending.js";
 
 /** What the connect pages need from the server that serves them. */
 export interface ConnectDeps {
   connections: Connections;
-  /** Sessions, sign-in flows and CSRF tokens live here (sealed), so any replica serves any step. */
+  /** Signed-in sessions and upstream authorizations under way live here (sealed), so any replica serves any step. */
   store: TeamStore;
-  /** The server's externally visible base URL (`https://mcp.example.com`); redirect URIs are built on it. */
+  /**
+   * The store's keys (`MCP_STORE_KEY`, `MCP_STORE_KEY_PREVIOUS`): a browser not yet signed in
+   * carries its sign-in in a cookie sealed under keys derived from them, never in the store.
+   */
+  storeKeys: StoreKeys;
+  /**
+   * The server's externally visible base URL (`https://mcp.example.com`); redirect URIs are built
+   * on it, and the session cookie is `Secure` exactly when it is https (whatever a proxy in front
+   * says), so it must be the address people's browsers use.
+   */
   publicUrl: string;
   /** The team's OpenID Connect issuer (`MCP_OAUTH_ISSUER`), where browsers sign in when set. */
   issuer?: string;
@@ -24,8 +35,8 @@ export interface ConnectDeps {
   fetch: typeof fetch;
   /**
    * The principal (`token:<name>`) of a named static bearer token (`MCP_HTTP_BEARER_TOKENS`),
-   * compared in constant time; `undefined` for an unknown token. Offers the token sign-in form
-   * when there is no OpenID Connect issuer.
+   * compared in constant time; `undefined` for an unknown token. Set when there are named tokens:
+   * people calling with one sign in here with it, next to the OpenID Connect issuer if there is one.
    */
   identifyToken?: (token: string) => string | undefined;
   /** The scopes the composed toolkits declare for a provider (`PROVIDERS[p].scopes(tools)`). */
@@ -38,6 +49,10 @@ export interface ConnectContext extends ConnectDeps {
   base: string;
   /** Whether cookies get `Secure` (the public URL is https). */
   secureCookies: boolean;
+  /** How browsers sign in here. */
+  methods: SignInMethods;
+  /** Seals what a browser carries before it is signed in. */
+  cookies: CookieSealer;
   /**
    * An OAuth configuration, made once per key and then reused (discovery costs a request); a
    * failure is not remembered, so the next request tries again.
@@ -45,6 +60,7 @@ export interface ConnectContext extends ConnectDeps {
   configuration(key: string, make: () => Promise<oauth.Configuration>): Promise<oauth.Configuration>;
 }
 
+/** @throws Error naming the variable when a store key is not 32 bytes of base64. */
 export function connectContext(deps: ConnectDeps): ConnectContext {
   const base = deps.publicUrl.replace(/\/+$/, "");
   const configurations = new Map<string, Promise<oauth.Configuration>>();
@@ -52,6 +68,8 @@ export function connectContext(deps: ConnectDeps): ConnectContext {
     ...deps,
     base,
     secureCookies: base.startsWith("https:"),
+    methods: signInMethods(deps),
+    cookies: cookieSealer(deps.storeKeys),
     configuration(key, make) {
       let made = configurations.get(key);
       if (!made) {

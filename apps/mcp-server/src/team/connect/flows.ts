@@ -4,19 +4,12 @@ import { hashKey, type TeamStore } from "../store/index.js";
 /** How long a browser has to come back from an authorization server, in milliseconds (10 minutes). */
 export const FLOW_TTL_MS = 10 * 60_000;
 
-/** A browser signing in to this server at its OpenID Connect issuer. */
-export interface SignInFlow {
-  kind: "sign-in";
-  /** The key of the (not yet signed-in) session that started it: only that browser may finish it. */
-  session: string;
-  verifier: string;
-  nonce: string;
-  /** Where to go once signed in (a path under /connect). */
-  returnTo: string;
-}
-
-/** A person connecting an upstream account through OAuth. */
+/**
+ * A signed-in person connecting an upstream account through OAuth. Only a spent connect link
+ * starts one, so each person has at most one per provider link.
+ */
 export interface UpstreamFlow {
+  /** Kept for replicas of earlier versions, which also kept sign-ins here, during an upgrade. */
   kind: "upstream";
   provider: OAuthProviderId;
   principal: string;
@@ -25,18 +18,16 @@ export interface UpstreamFlow {
   scopes: string[];
 }
 
-export type Flow = SignInFlow | UpstreamFlow;
-
 /** Flows are found by their OAuth `state`, stored under its hash (`tk:flow:<hash>`). */
 const flowKey = (state: string) => `tk:flow:${hashKey(state)}`;
 
-export const saveFlow = (store: TeamStore, state: string, flow: Flow): Promise<void> =>
+export const saveFlow = (store: TeamStore, state: string, flow: UpstreamFlow): Promise<void> =>
   store.set(flowKey(state), flow, FLOW_TTL_MS);
 
 /** The flow, without ending it (to check who may finish it first). */
-export const peekFlow = (store: TeamStore, state: string): Promise<Flow | undefined> =>
-  store.get<Flow>(flowKey(state));
+export const peekFlow = (store: TeamStore, state: string): Promise<UpstreamFlow | undefined> =>
+  store.get<UpstreamFlow>(flowKey(state));
 
 /** Ends the flow: of several concurrent callbacks at most one gets it. */
-export const takeFlow = (store: TeamStore, state: string): Promise<Flow | undefined> =>
-  store.take<Flow>(flowKey(state));
+export const takeFlow = (store: TeamStore, state: string): Promise<UpstreamFlow | undefined> =>
+  store.take<UpstreamFlow>(flowKey(state));

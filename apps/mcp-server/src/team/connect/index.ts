@@ -1,49 +1,95 @@
 import { redact } from "@toolkits/core";
 import { isOAuthProvider, isProviderId, type ProviderId } from "../../credentials/providers.js";
+import { isLoopbackHost } from "../../http/listen.js";
 import { CONNECT_PATH } from "../connections.js";
 import { isConnectPath } from "../paths.js";
 import { StoreUnavailable } from "../store/index.js";
 import { type ConnectContext, type ConnectDeps, connectContext } from "./context.js";
+import { errorText } from "./failures.js";
 import { linkWithoutCode, openLink } from "./link.js";
 import { disconnect, listConnections } from "./manage.js";
 import { submitMarketing } from "./marketing.js";
+import { finishSignIn } from "./oidc.js";
 import { page } from "./respond.js";
-import { currentSession, isSignedIn, type SignedInSession } from "./session.js";
-import { errorText, finishSignIn, requireSignIn, showSignIn, submitToken } from "./signin.js";
+import { currentSession, type SignedInSession } from "./session.js";
+import { requireSignIn, showSignIn, submitToken } from "./signin.js";
+import { showSignOut, submitSignOut } from "./signout.js";
 import { messagePage } from "./templates.js";
 import { finishUpstream } from "./upstream.js";
 
 export type { ConnectDeps } from "./context.js";
 export { SESSION_COOKIE } from "./session.js";
 
+/** The connect pages, and who the browsers that reach the server are, for the toolkits' pages. */
+export interface ConnectSite {
+  /** The pages, fetch-style: see `createConnectPages`. */
+  pages(request: Request): Promise<Response | undefined>;
+  /**
+   * The principal the request's browser is signed in as at /connect (its session cookie), or
+   * `undefined`. @throws StoreUnavailable when the store is out of reach.
+   */
+  personOf(request: Request): Promise<string | undefined>;
+  /**
+   * A response sending the browser to sign in (as /connect does: the identity provider, the token
+   * form, or a choice of both), then back to `returnTo`, a path on this server. Writes nothing to
+   * the store.
+   */
+  signIn(returnTo: string): Promise<Response>;
+}
+
+/**
+ * The connect pages (see `createConnectPages`) and what the toolkits' pages need of them, sharing
+ * one context. Warns on `deps.logger` when the public URL is plain http away from this machine,
+ * as the session cookie then goes without `Secure`.
+ * @throws Error naming the variable when a store key is not 32 bytes of base64.
+ */
+export function connectSite(deps: ConnectDeps): ConnectSite {
+  const ctx = connectContext(deps);
+  if (!ctx.secureCookies && !isLoopbackHost(new URL(ctx.base).hostname)) {
+    deps.logger.warn(
+      "MCP_PUBLIC_URL is not https: the /connect session cookie goes without Secure, so browsers also send it over plain http. Set MCP_PUBLIC_URL to the https address people use (a TLS proxy in front does not change it).",
+      { public_url: ctx.base },
+    );
+  }
+  return {
+    async pages(request) {
+      const url = new URL(request.url);
+      if (!isConnectPath(url.pathname)) return undefined;
+      try {
+        return await route(ctx, request, url);
+      } catch (error) {
+        return failure(ctx, error);
+      }
+    },
+    personOf: async (request) => (await currentSession(ctx, request))?.record.principal,
+    signIn: (returnTo) => requireSignIn(ctx, returnTo).catch((error: unknown) => failure(ctx, error)),
+  };
+}
+
 /**
  * The connect pages, fetch-style: resolves to `undefined` for a path outside `/connect`, else to
- * the page (HTML with no-store, no-referrer, a CSP without scripts or framing, nosniff).
+ * the page (HTML with no-store, no-referrer, a CSP without scripts or framing, X-Frame-Options
+ * DENY, nosniff).
  *
  * - `GET /connect` — the signed-in person's connections, each with a disconnect button.
- * - `GET /connect/<provider>?code=…` — a connect link: signs the browser in if needed, refuses
- *   (403, nothing used up) a code made for someone else, then sends to the provider's consent
- *   page (`pager`, `google`) or shows the App API key form (`marketing`).
+ * - `GET /connect/<provider>?code=…` — a connect link: signs the browser in if needed (the way the
+ *   code's person signs in), refuses (403, nothing used up) a code made for someone else, then
+ *   sends to the provider's consent page (`pager`, `google`) or shows the App API key form
+ *   (`marketing`). An unknown or expired code is answered 410 at once.
  * - `GET /connect/<pager|google>/callback` — the provider's answer: stores the connection.
  * - `POST /connect/marketing` — the App API key form: checks the key with one read, stores it.
  * - `POST /connect/<provider>/disconnect` — removes a connection, revoking it upstream where possible.
  * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
- *   OpenID Connect at `MCP_OAUTH_ISSUER`, else a form taking the person's named static token.
+ *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
+ * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
  *
- * Every piece of state between requests (sessions, flows, CSRF tokens) lives in `deps.store`, so
- * any replica serves any step. A response sets at most one cookie, the session's.
+ * Signed-in sessions and upstream authorizations live in `deps.store`, so any replica serves any
+ * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
+ * there. A response sets at most one cookie, the session's.
+ * @throws Error naming the variable when a store key is not 32 bytes of base64.
  */
 export function createConnectPages(deps: ConnectDeps): (request: Request) => Promise<Response | undefined> {
-  const ctx = connectContext(deps);
-  return async (request) => {
-    const url = new URL(request.url);
-    if (!isConnectPath(url.pathname)) return undefined;
-    try {
-      return await route(ctx, request, url);
-    } catch (error) {
-      return failure(ctx, error);
-    }
-  };
+  return connectSite(deps).pages;
 }
 
 async function route(ctx: ConnectContext, request: Request, url: URL): Promise<Response> {
@@ -51,19 +97,36 @@ async function route(ctx: ConnectContext, request: Request, url: URL): Promise<R
   const method = request.method;
   if (rest.length) return notFound();
   if (first === undefined) {
-    return method === "GET"
-      ? signedIn(ctx, request, CONNECT_PATH, (s) => listConnections(ctx, s))
-      : notAllowed("GET");
+    if (method !== "GET") return notAllowed("GET");
+    const session = await currentSession(ctx, request);
+    return session ? listConnections(ctx, session) : requireSignIn(ctx, CONNECT_PATH);
   }
-  if (first === "sign-in" && second === undefined) {
-    if (method === "GET") return showSignIn(ctx, request);
-    return method === "POST" ? submitToken(ctx, request) : notAllowed("GET, POST");
-  }
-  if (first === "signed-in" && second === undefined) {
-    return method === "GET" ? finishSignIn(ctx, request) : notAllowed("GET");
+  if (second === undefined) {
+    const own = ownPage(ctx, request, first);
+    if (own) return own;
   }
   if (!isProviderId(first)) return notFound();
   return providerRoute(ctx, request, url, first, second);
+}
+
+/** The sign-in and sign-out pages; undefined for another name. */
+function ownPage(
+  ctx: ConnectContext,
+  request: Request,
+  name: string,
+): Response | Promise<Response> | undefined {
+  const get = request.method === "GET";
+  const post = request.method === "POST";
+  if (name === "sign-in") {
+    if (get) return showSignIn(ctx, request);
+    return post ? submitToken(ctx, request) : notAllowed("GET, POST");
+  }
+  if (name === "sign-out") {
+    if (get) return showSignOut(ctx, request);
+    return post ? submitSignOut(ctx, request) : notAllowed("GET, POST");
+  }
+  if (name === "signed-in") return get ? finishSignIn(ctx, request) : notAllowed("GET");
+  return undefined;
 }
 
 async function providerRoute(
@@ -76,49 +139,32 @@ async function providerRoute(
   const method = request.method;
   if (action === undefined && method === "GET") {
     const code = url.searchParams.get("code");
-    if (!code) return linkWithoutCode();
-    return signedIn(ctx, request, `${CONNECT_PATH}/${provider}?code=${encodeURIComponent(code)}`, (s) =>
-      openLink(ctx, code, provider, s),
-    );
+    return code ? openLink(ctx, request, code, provider) : linkWithoutCode();
   }
   if (action === undefined && method === "POST" && provider === "marketing") {
-    return signedInPost(ctx, request, (s) => submitMarketing(ctx, request, s));
+    return withSession(ctx, request, (s) => submitMarketing(ctx, request, s));
   }
   if (action === undefined) return notAllowed(provider === "marketing" ? "GET, POST" : "GET");
   if (action === "callback" && isOAuthProvider(provider)) {
     if (method !== "GET") return notAllowed("GET");
-    return signedIn(ctx, request, undefined, (s) => finishUpstream(ctx, request, provider, s));
+    // A provider's callback cannot be replayed after signing in: without a session, it is over.
+    return withSession(ctx, request, (s) => finishUpstream(ctx, request, provider, s));
   }
   if (action === "disconnect") {
     if (method !== "POST") return notAllowed("POST");
-    return signedInPost(ctx, request, (s) => disconnect(ctx, request, provider, s));
+    return withSession(ctx, request, (s) => disconnect(ctx, request, provider, s));
   }
   return notFound();
 }
 
-/**
- * Runs `handle` for a signed-in browser; any other is sent to sign in and back to `returnTo`, or
- * (a provider's callback, which cannot be replayed after signing in) told its session ended.
- */
-async function signedIn(
-  ctx: ConnectContext,
-  request: Request,
-  returnTo: string | undefined,
-  handle: (session: SignedInSession) => Promise<Response>,
-): Promise<Response> {
-  const session = await currentSession(ctx, request);
-  if (isSignedIn(session)) return handle(session);
-  return returnTo === undefined ? sessionEnded() : requireSignIn(ctx, returnTo);
-}
-
-/** A form post needs a signed-in session: it cannot be carried through a sign-in. */
-async function signedInPost(
+/** Form posts and providers' callbacks need a signed-in session: they cannot be carried through a sign-in. */
+async function withSession(
   ctx: ConnectContext,
   request: Request,
   handle: (session: SignedInSession) => Promise<Response>,
 ): Promise<Response> {
   const session = await currentSession(ctx, request);
-  return isSignedIn(session) ? handle(session) : sessionEnded();
+  return session ? handle(session) : sessionEnded();
 }
 
 const sessionEnded = () =>

@@ -5,27 +5,39 @@ import {
   PROVIDERS,
   type ProviderId,
 } from "../../credentials/providers.js";
+import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
+import { errorText } from "./failures.js";
+import { html } from "./html.js";
 import { marketingForm } from "./marketing.js";
+import { signInKindOf } from "./methods.js";
 import { page } from "./respond.js";
-import type { SignedInSession } from "./session.js";
-import { errorText } from "./signin.js";
+import { currentSession } from "./session.js";
+import { requireSignIn } from "./signin.js";
+import { SIGN_OUT_PATH } from "./signout.js";
 import { messagePage } from "./templates.js";
 import { beginUpstream, NotConfigured, type Upstream, upstreamFor } from "./upstream.js";
 
 /**
- * `GET /connect/<provider>?code=…` from a signed-in browser: the code must be live, for this
- * provider, and made for the person signed in; only then is it used up (a refusal leaves it for
- * its owner). Then to the provider's consent page, or the App API key form.
+ * `GET /connect/<provider>?code=…`: the code must be live and for this provider (else the page
+ * says so, whoever asks, and nothing is written); a browser not signed in is sent to sign in the
+ * way the code's person does, and back. Then the code must be made for the person signed in; only
+ * then is it used up (a refusal leaves it for its owner). Then to the provider's consent page, or
+ * the App API key form.
  */
 export async function openLink(
   ctx: ConnectContext,
+  request: Request,
   code: string,
   provider: ProviderId,
-  session: SignedInSession,
 ): Promise<Response> {
   const owner = await ctx.connections.peek(code);
   if (!owner || owner.provider !== provider) return linkNotValid();
+  const session = await currentSession(ctx, request);
+  if (!session) {
+    const returnTo = `${CONNECT_PATH}/${provider}?code=${encodeURIComponent(code)}`;
+    return requireSignIn(ctx, returnTo, signInKindOf(owner.principal));
+  }
   if (owner.principal !== session.record.principal) return linkForSomeoneElse();
   // Configuration problems are found before the code is used up, so it still works once fixed.
   let upstream: Upstream | undefined;
@@ -91,5 +103,6 @@ const linkForSomeoneElse = () =>
     messagePage(
       "This link is not yours",
       "This link was made for someone else; ask your agent for a new link while signed in as yourself.",
+      html`If you signed in here as someone else, <a href="${SIGN_OUT_PATH}">sign out</a> and open the link again.`,
     ),
   );

@@ -2,7 +2,8 @@ import type { Html } from "./html.js";
 
 /**
  * Headers on every connect response: nothing is cached or sent on as a referrer (URLs carry
- * single-use codes), no script or framing is allowed, and forms post back only here.
+ * single-use codes), no script or framing is allowed (`X-Frame-Options` for browsers that predate
+ * CSP's `frame-ancestors`), and forms post back only here.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
@@ -10,6 +11,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
 };
 
 /** What a response adds to the security headers: at most one cookie (the session's), other headers. */

@@ -2,96 +2,132 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { CONNECT_PATH } from "../connections.js";
 import { hashKey } from "../store/index.js";
 import type { ConnectContext } from "./context.js";
-import { readForm } from "./respond.js";
+import type { Pending } from "./pending.js";
+import { readForm, redirect } from "./respond.js";
 
-/** The browser session cookie: an opaque id; the record it names lives in the store. */
+/**
+ * The browser's one cookie: a signed-in session's opaque id, whose record lives in the store, or,
+ * while signing in, the sealed pending sign-in (see `Pending`). Its path is the whole server, as
+ * the toolkits' pages (the sheets file picker) serve only the signed-in person their own.
+ */
 export const SESSION_COOKIE = "toolkits_connect";
 /** How long a signed-in browser session lasts, in milliseconds (12 hours). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
-/** How long a browser has to finish signing in, in milliseconds (10 minutes). */
-export const PENDING_TTL_MS = 10 * 60_000;
 
-/** A browser session as stored under `tk:session:<hash(id)>`. */
+/**
+ * A signed-in browser session as stored under `tk:signed-in:<hash(id)>`. (Earlier versions kept
+ * sessions, signed in or not, under `tk:session:`, on the path /connect; those no longer count.)
+ */
 export interface SessionRecord {
-  /** Who signed in; absent while the browser is still signing in. */
-  principal?: string;
+  /** Who signed in. */
+  principal: string;
   /** What to call them on pages: an email, a token's name. */
   display?: string;
   /** The CSRF token every form of this session carries. */
   csrf: string;
-  /** Where to go once signed in (a path under /connect). */
-  returnTo?: string;
 }
 
-export interface Session {
-  /** The hash of the session id: its store key's suffix, and what flows bind to. */
+export interface SignedInSession {
+  /** The hash of the session id: its store key's suffix. */
   key: string;
   record: SessionRecord;
 }
 
-export type SignedInSession = Session & { record: SessionRecord & { principal: string } };
-
-export const isSignedIn = (session: Session | undefined): session is SignedInSession =>
-  session?.record.principal !== undefined;
-
-const storeKey = (key: string) => `tk:session:${key}`;
+const storeKey = (key: string) => `tk:signed-in:${key}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-/** The session the request's cookie names, if it is still live. */
-export async function currentSession(ctx: ConnectContext, request: Request): Promise<Session | undefined> {
-  const id = cookieValue(request.headers.get("cookie"), SESSION_COOKIE);
-  if (!id || !SESSION_ID.test(id)) return undefined;
-  const key = hashKey(id);
-  const record = await ctx.store.get<SessionRecord>(storeKey(key));
-  return record && { key, record };
+/** The signed-in session the request's cookie names, if it is still live. @throws StoreUnavailable */
+export async function currentSession(
+  ctx: ConnectContext,
+  request: Request,
+): Promise<SignedInSession | undefined> {
+  for (const id of cookieValues(request).filter((value) => SESSION_ID.test(value))) {
+    const key = hashKey(id);
+    const record = await ctx.store.get<SessionRecord>(storeKey(key));
+    if (record) return { key, record };
+  }
+  return undefined;
+}
+
+/** The sign-in the request's cookie carries, if it opens and has not expired. */
+export function currentPending(ctx: ConnectContext, request: Request): Pending | undefined {
+  // Session ids have no dots; sealed values do.
+  const sealed = cookieValues(request).filter((value) => value.includes("."));
+  return sealed.map((value) => ctx.cookies.open(value)).find((pending) => pending !== undefined);
+}
+
+/** The cookie carrying `pending`, for the rest of its life. */
+export function pendingCookie(ctx: ConnectContext, pending: Pending): string {
+  return cookie(ctx, ctx.cookies.seal(pending), Math.ceil((pending.expiresAt - Date.now()) / 1000));
 }
 
 /**
- * Stores a new session under a fresh id (never reusing one a browser had before signing in, so a
- * planted cookie cannot become a signed-in session) and returns it with the cookie that carries it.
+ * Signs the browser in, then on to where it was going: a new session in the store under a fresh
+ * id (never one the browser had before, so a planted cookie cannot become a signed-in session),
+ * whose cookie replaces the pending one.
  */
-export async function newSession(
+export async function signIn(
   ctx: ConnectContext,
-  record: Omit<SessionRecord, "csrf">,
-  ttlMs: number,
-): Promise<{ session: Session; cookie: string }> {
+  principal: string,
+  display: string,
+  pending: Pending,
+): Promise<Response> {
   const id = randomBytes(32).toString("base64url");
-  const session: Session = {
-    key: hashKey(id),
-    record: { ...record, csrf: randomBytes(24).toString("base64url") },
-  };
-  await ctx.store.set(storeKey(session.key), session.record, ttlMs);
-  return { session, cookie: sessionCookie(ctx, id, Math.floor(ttlMs / 1000)) };
+  const record: SessionRecord = { principal, display, csrf: randomBytes(24).toString("base64url") };
+  await ctx.store.set(storeKey(hashKey(id)), record, SESSION_TTL_MS);
+  const session = cookie(ctx, id, SESSION_TTL_MS / 1000);
+  return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie: session });
 }
 
-export async function endSession(ctx: ConnectContext, session: Session): Promise<void> {
+/** The longest path a browser is sent back to after signing in; a longer one goes to /connect. */
+const MAX_RETURN_PATH = 1_024;
+
+/**
+ * Where to go once signed in: a path on this server (never another site: it is appended to the
+ * public URL), else /connect.
+ */
+export function safeReturnPath(path: string | undefined): string {
+  return path && path.length <= MAX_RETURN_PATH && /^\/(?![/\\])/.test(path) ? path : CONNECT_PATH;
+}
+
+/** Ends a session; the cookie that clears it from the browser. */
+export async function endSession(ctx: ConnectContext, session: SignedInSession): Promise<string> {
   await ctx.store.delete(storeKey(session.key));
+  return cookie(ctx, "", 0);
 }
 
-function sessionCookie(ctx: ConnectContext, id: string, maxAgeS: number): string {
+function cookie(ctx: ConnectContext, value: string, maxAgeS: number): string {
   const secure = ctx.secureCookies ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${id}; Path=${CONNECT_PATH}; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
+  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
 }
 
-/** Whether a posted form carries this session's CSRF token (compared in constant time). */
-export function csrfMatches(session: Session, form: URLSearchParams): boolean {
+/** Whether a posted form carries the CSRF token `expected` (compared in constant time). */
+export function csrfMatches(expected: string, form: URLSearchParams): boolean {
   const presented = form.get("csrf");
   if (!presented) return false;
-  return timingSafeEqual(digest(presented), digest(session.record.csrf));
+  return timingSafeEqual(digest(presented), digest(expected));
 }
 
 /** The fields of a form posted with this session's CSRF token; `undefined` for any other request. */
-export async function sessionForm(session: Session, request: Request): Promise<URLSearchParams | undefined> {
+export async function sessionForm(
+  session: SignedInSession,
+  request: Request,
+): Promise<URLSearchParams | undefined> {
   const form = await readForm(request);
-  return form && csrfMatches(session, form) ? form : undefined;
+  return form && csrfMatches(session.record.csrf, form) ? form : undefined;
 }
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
-function cookieValue(header: string | null, name: string): string | undefined {
-  for (const part of header?.split(";") ?? []) {
+/**
+ * The values the browser sent under SESSION_COOKIE, at most two: a browser sends two while one an
+ * earlier version set (on the path /connect only, naming a session that no longer counts) lives.
+ */
+function cookieValues(request: Request): string[] {
+  const values: string[] = [];
+  for (const part of request.headers.get("cookie")?.split(";") ?? []) {
     const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) values.push(part.slice(at + 1).trim());
   }
-  return undefined;
+  return values.slice(0, 2);
 }

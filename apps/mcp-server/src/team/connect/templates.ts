@@ -34,13 +34,20 @@ export const howToDisconnect = html`To see or disconnect your accounts, open ${c
 
 const errorLine = (error: string | undefined) => error && html`<p class="error">${error}</p>`;
 
-/** Signing in with a named static token, for servers without an OpenID Connect issuer. */
-export function tokenSignInPage(csrf: string, error?: string): Html {
+/**
+ * Signing in with a named static token; with `idp`, a link to sign in at the identity provider
+ * instead (for the people whose agents use its tokens).
+ */
+export function tokenSignInPage(csrf: string, options: { error?: string; idp?: boolean } = {}): Html {
+  const idp =
+    options.idp &&
+    html`<p>If your agent signs in with your organization's account, <a href="${CONNECT_PATH}/sign-in?with=idp">sign in with it</a>.
+Otherwise:</p>`;
   return layout(
     "Sign in",
-    html`<p>Paste the access token this server gave you (the one your agent uses), so the accounts you
+    html`${idp}<p>Paste the access token this server gave you (the one your agent uses), so the accounts you
 connect are yours.</p>
-${errorLine(error)}
+${errorLine(options.error)}
 <form method="post" action="${CONNECT_PATH}/sign-in">
 <input type="hidden" name="csrf" value="${csrf}">
 <label for="token">Your token</label>
@@ -101,7 +108,7 @@ export function connectionsPage(
   );
   return layout(
     "Your connections",
-    html`<p>Signed in as ${who}.</p>
+    html`<p>Signed in as ${who} (<a href="${CONNECT_PATH}/sign-out">sign out</a>).</p>
 ${notice && html`<p>${notice}</p>`}
 ${connections.length ? html`<ul>${items}</ul>` : html`<p>No accounts are connected. When your agent needs one, it gives you a link to connect it.</p>`}`,
   );
@@ -114,4 +121,15 @@ function describe(connection: Grant): Html {
     `connected ${new Date(connection.connectedAt).toISOString().slice(0, 16).replace("T", " ")} UTC`,
   ].filter(Boolean);
   return html` <small>${parts.join(", ")}</small> `;
+}
+
+/** The sign-out button of a signed-in browser. */
+export function signOutPage(who: string, csrf: string): Html {
+  return layout(
+    "Sign out",
+    html`<p>Signed in as ${who}. Signing out ends this browser's session here; your connected accounts
+stay connected for your agent.</p>
+<form method="post" action="${CONNECT_PATH}/sign-out">
+<input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`,
+  );
 }

@@ -13,10 +13,10 @@ import { type OAuthProviderId, PROVIDERS } from "../../credentials/providers.js"
 import { revokeGrant } from "../../credentials/renew.js";
 import { CONNECT_PATH } from "../connections.js";
 import { type ConnectContext, principalHash } from "./context.js";
+import { errorText, exchangeFailure, oauthErrorCode } from "./failures.js";
 import { peekFlow, saveFlow, takeFlow } from "./flows.js";
 import { page, redirect } from "./respond.js";
 import type { SignedInSession } from "./session.js";
-import { errorText, oauthErrorCode } from "./signin.js";
 import { connectedPage, messagePage } from "./templates.js";
 
 /** A provider's authorization server, as configured for this deployment. */
@@ -125,7 +125,7 @@ function exchangeFailed(ctx: ConnectContext, id: OAuthProviderId, error: unknown
       ),
     );
   }
-  ctx.logger.warn("connect token exchange failed", { provider: id, reason: redact(errorText(error)) });
+  ctx.logger.warn("connect token exchange failed", { provider: id, ...exchangeFailure(error) });
   return page(
     502,
     messagePage(

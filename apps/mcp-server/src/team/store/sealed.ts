@@ -118,7 +118,8 @@ export function createSealer(current: string, previous: string | undefined, logg
   };
 }
 
-function seal(key: Buffer, kid: string, name: string, plaintext: string): string {
+/** `plaintext` sealed under `key` (named `kid` in the record), bound to `name`: a record as `Sealer.seal` makes one. */
+export function seal(key: Buffer, kid: string, name: string, plaintext: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(name, "utf8"));
@@ -128,7 +129,13 @@ function seal(key: Buffer, kid: string, name: string, plaintext: string): string
 }
 
 /** The plaintext, or `undefined` when authentication fails (wrong name, altered bytes, bad sizes). */
-function open(key: Buffer, name: string, iv: string, ciphertext: string, tag: string): string | undefined {
+export function open(
+  key: Buffer,
+  name: string,
+  iv: string,
+  ciphertext: string,
+  tag: string,
+): string | undefined {
   const ivBytes = Buffer.from(iv, "base64url");
   const tagBytes = Buffer.from(tag, "base64url");
   if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) return undefined;

@@ -4,7 +4,7 @@
 // which needs its download host; Debian's chromium package when running as root on Debian or Ubuntu
 // (the only source on machines whose network reaches package registries alone). Otherwise one line
 // says what to install. turbo passes undeclared variables on to no task, so the variables read here
-// count only when the suite runs outside turbo (`pnpm --filter @toolkits/sheets test`).
+// count only when a suite runs outside turbo (`pnpm --filter @toolkits/sheets test`).
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,0 +1,82 @@
+import { hkdfSync, randomBytes } from "node:crypto";
+import { type KeyVariable, keyId, open, parseKey, seal } from "../store/sealed.js";
+
+/** How long a browser has to finish signing in, in milliseconds (10 minutes). */
+export const PENDING_TTL_MS = 10 * 60_000;
+
+/** An OpenID Connect sign-in under way at the issuer: what its answer must match, and the PKCE verifier. */
+export interface OidcFlow {
+  state: string;
+  verifier: string;
+  nonce: string;
+}
+
+/**
+ * What a browser carries between being asked to sign in and being signed in. It travels sealed in
+ * the browser's own cookie, never in the store: browsers that never sign in cost the store nothing.
+ */
+export interface Pending {
+  /** The CSRF token of the token sign-in form. */
+  csrf: string;
+  /** Where to go once signed in: a path on this server. */
+  returnTo: string;
+  oidc?: OidcFlow;
+  /** Epoch milliseconds; the cookie is refused after it, whatever the browser kept. */
+  expiresAt: number;
+}
+
+/** `MCP_STORE_KEY` and, during a rotation, `MCP_STORE_KEY_PREVIOUS` (base64, as the store takes them). */
+export interface StoreKeys {
+  key: string;
+  previousKey?: string;
+}
+
+/** Seals pending sign-ins into cookie values and opens them again. */
+export interface CookieSealer {
+  /** The cookie value (`v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts) carrying `pending`. */
+  seal(pending: Pending): string;
+  /** What a cookie value carries; `undefined` when it does not open (forged, altered, sealed elsewhere) or expired. */
+  open(value: string, now?: number): Pending | undefined;
+}
+
+/** The additional authenticated data and key-derivation label: nothing else sealed opens as a pending sign-in. */
+const LABEL = "toolkits-mcp connect: pending sign-in";
+
+/**
+ * A sealer under AES-256-GCM keys derived (HKDF-SHA256) from the store's keys, so every replica
+ * opens what another sealed, and a rotation keeps sign-ins under way working. The store key is
+ * never used as such: a sealed cookie opens as nothing else.
+ * @throws Error naming the variable when a key is not 32 bytes of base64 (see `parseKey`).
+ */
+export function cookieSealer(keys: StoreKeys): CookieSealer {
+  const named: [string | undefined, KeyVariable][] = [
+    [keys.key, "MCP_STORE_KEY"],
+    [keys.previousKey, "MCP_STORE_KEY_PREVIOUS"],
+  ];
+  const derived = named
+    .filter((entry): entry is [string, KeyVariable] => Boolean(entry[0]?.trim()))
+    .map(([value, variable]) => {
+      const key = Buffer.from(hkdfSync("sha256", parseKey(value, variable), "", LABEL, 32));
+      return { key, kid: keyId(key) };
+    });
+  const [current] = derived;
+  if (!current) throw new Error("MCP_STORE_KEY is not set.");
+  return {
+    seal: (pending) => seal(current.key, current.kid, LABEL, JSON.stringify(pending)),
+    open(value, now = Date.now()) {
+      const [, kid, iv, ciphertext, tag, ...rest] = value.split(".");
+      const entry = derived.find((each) => each.kid === kid);
+      if (!entry || !iv || ciphertext === undefined || !tag || rest.length) return undefined;
+      const text = open(entry.key, LABEL, iv, ciphertext, tag);
+      const pending = text === undefined ? undefined : (JSON.parse(text) as Pending);
+      return pending && pending.expiresAt > now ? pending : undefined;
+    },
+  };
+}
+
+/** A new pending sign-in returning to `returnTo`, for PENDING_TTL_MS from `now`. */
+export const newPending = (returnTo: string, now = Date.now()): Pending => ({
+  csrf: randomBytes(24).toString("base64url"),
+  returnTo,
+  expiresAt: now + PENDING_TTL_MS,
+});

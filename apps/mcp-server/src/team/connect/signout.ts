@@ -1,0 +1,42 @@
+import { CONNECT_PATH } from "../connections.js";
+import type { ConnectContext } from "./context.js";
+import { page } from "./respond.js";
+import { currentSession, endSession, sessionForm } from "./session.js";
+import { messagePage, signOutPage } from "./templates.js";
+
+export const SIGN_OUT_PATH = `${CONNECT_PATH}/sign-out`;
+
+/** `GET /connect/sign-out`: the sign-out button (a form: it takes the session's CSRF token). */
+export async function showSignOut(ctx: ConnectContext, request: Request): Promise<Response> {
+  const session = await currentSession(ctx, request);
+  if (!session) return signedOut();
+  const { display, principal, csrf } = session.record;
+  return page(200, signOutPage(display ?? principal, csrf));
+}
+
+/**
+ * `POST /connect/sign-out`: ends the session in the store and clears the browser's cookie. The
+ * person's connections stay: their agent keeps acting with them.
+ */
+export async function submitSignOut(ctx: ConnectContext, request: Request): Promise<Response> {
+  const session = await currentSession(ctx, request);
+  if (!session) return signedOut();
+  if (!(await sessionForm(session, request))) {
+    return page(
+      400,
+      messagePage("This form has expired", "You are still signed in. Open the sign-out page again."),
+    );
+  }
+  return signedOut(await endSession(ctx, session));
+}
+
+const signedOut = (cookie?: string) =>
+  page(
+    200,
+    messagePage(
+      "Signed out",
+      "This browser is not signed in here. Your connected accounts stay connected for your agent.",
+      `Open ${CONNECT_PATH} on this server to sign in again.`,
+    ),
+    { cookie },
+  );
