@@ -10,6 +10,7 @@ import { servePagesOnLoopback, toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio/index.js";
 import { selectTools } from "./toolkits.js";
+import { registries } from "./views.js";
 
 /** Help and version are answers; any other command-line error exits with 2. */
 const ANSWERS = new Set(["commander.helpDisplayed", "commander.help", "commander.version"]);
@@ -59,14 +60,19 @@ async function serve(options: ServerOptions): Promise<void> {
     if (!team) await warnMissingCredentials(toolkits, host);
     return host;
   };
-  // Built once: every request, over either transport, reads this registry.
-  const registryFor = (host: Host) =>
-    createToolRegistry(tools, host, {
-      names: options.toolNames,
-      catalog: options.catalog,
-      prebuilt: prebuiltListing(),
-      mentionable: toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name)),
-    });
+  // Each view's registry is built once: every request, over either transport, reads one.
+  const registryFor = (host: Host) => {
+    const prebuilt = prebuiltListing();
+    const mentionable = toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name));
+    return registries(tools, (admitted, catalog) =>
+      createToolRegistry(admitted, host, {
+        names: options.toolNames,
+        catalog: catalog ?? options.catalog,
+        prebuilt,
+        mentionable,
+      }),
+    );
+  };
   if (options.transport === "stdio") {
     const pages = toolkitPages(toolkits, state);
     const pagesUrl = pages && (await servePagesOnLoopback(pages));

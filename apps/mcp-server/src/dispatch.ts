@@ -2,6 +2,7 @@ import { classifyInboundRequest, type Implementation, ProtocolError } from "@mod
 import { jsonText } from "@toolkits/core";
 import type { McpCallScope, ToolRegistry } from "@toolkits/core/mcp";
 import { MODERN_REVISIONS, metaOf, type RequestScope } from "./scope.js";
+import type { View } from "./views.js";
 
 /** The HTTP request headers the fast path reads; absent over stdio. */
 export interface CallHeaders {
@@ -49,12 +50,15 @@ export interface Dispatcher {
   ): Promise<R>;
 }
 
-/** A dispatcher over `registry`, whose modern results name the server as `serverInfo`. */
-export function createDispatcher(registry: ToolRegistry, serverInfo: Implementation): Dispatcher {
-  const mirrored = paramHeaderRule(registry);
+/** A dispatcher over each view's registry, whose modern results name the server as `serverInfo`. */
+export function createDispatcher(
+  registryOf: (view: View) => ToolRegistry,
+  serverInfo: Implementation,
+): Dispatcher {
   return {
     async dispatch(message, scope, answering, headers) {
-      const call = plainCall(message, scope, headers, mirrored);
+      const registry = registryOf(scope.view);
+      const call = plainCall(message, scope, headers, (name) => mirrorsParams(registry, name));
       if (!call) return answering.sdk();
       const callScope: McpCallScope = {
         requestId: call.id,
@@ -165,22 +169,22 @@ function plainModern(
 const acceptsBoth = (accept: string | undefined): boolean =>
   accept?.includes("application/json") === true && accept.includes("text/event-stream");
 
+/** Input schemas already looked at, by whether they declare an `Mcp-Param-*` header. */
+const declaring = new WeakMap<object, boolean>();
+
 /**
  * Whether a tool, by either name form, mirrors a parameter into an `Mcp-Param-*` header (SEP-2243),
  * which only the SDK checks.
  */
-function paramHeaderRule(registry: ToolRegistry): (name: string) => boolean {
-  const known = new WeakMap<object, boolean>();
-  return (name) => {
-    const schema = registry.inputSchema(name);
-    if (!schema) return false;
-    let declares = known.get(schema);
-    if (declares === undefined) {
-      declares = JSON.stringify(schema).includes('"x-mcp-header"');
-      known.set(schema, declares);
-    }
-    return declares;
-  };
+function mirrorsParams(registry: ToolRegistry, name: string): boolean {
+  const schema = registry.inputSchema(name);
+  if (!schema) return false;
+  let declares = declaring.get(schema);
+  if (declares === undefined) {
+    declares = JSON.stringify(schema).includes('"x-mcp-header"');
+    declaring.set(schema, declares);
+  }
+  return declares;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

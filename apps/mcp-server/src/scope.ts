@@ -1,7 +1,8 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/server";
 import { type McpCallScope, type UrlElicitationForm, urlElicitationFor } from "@toolkits/core/mcp";
+import type { View } from "./views.js";
 
-/** Who is calling, as the transport's authentication decided it (see http/auth.ts). */
+/** Who is calling, as the transport's authentication decided it (see http/guards/auth.ts). */
 export interface Caller {
   /** The person, in the host's terms (`<iss>#<sub>`, `token:<name>`); undefined when anonymous. */
   principal?: string;
@@ -33,6 +34,8 @@ export interface RequestScope {
   signal: AbortSignal;
   /** How the client takes a URL elicitation; looked up only when a call needs the caller to connect. */
   urlElicitation(): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined>;
+  /** Which tools the request may see and call (see views.ts). */
+  view: View;
 }
 
 /** A request's `params._meta`, when it is an object. */

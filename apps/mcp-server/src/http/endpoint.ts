@@ -12,6 +12,7 @@ import {
   type RequestScope,
 } from "../scope.js";
 import { createServerFor } from "../server.js";
+import { type View, WHOLE } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
 import { CallsInFlight, callIds, cancelledRequestId, exchangeSignal } from "./inflight.js";
@@ -24,7 +25,8 @@ export interface ClientMemory {
 }
 
 export interface EndpointOptions {
-  registry: ToolRegistry;
+  /** The registry serving each view. */
+  registryOf(view: View): ToolRegistry;
   dispatcher: Dispatcher;
   /** The front door: who is calling, or undefined once it has answered. */
   authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authenticated | undefined>;
@@ -53,14 +55,14 @@ interface Pending {
 export function mcpEndpoint(
   options: EndpointOptions,
 ): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void) => Promise<void> {
-  const { registry, dispatcher, clients, logger } = options;
+  const { registryOf, dispatcher, clients, logger } = options;
   const calls = new CallsInFlight();
   const pending = new WeakMap<Request, Pending>();
   const handler = createMcpHandler(
     ({ requestInfo }) => {
       const request = requestInfo && pending.get(requestInfo);
       if (!request) throw new Error("A request reached the SDK without its scope.");
-      return createServerFor(registry, (ctx, _initialized, progress) =>
+      return createServerFor(registryOf(request.scope.view), (ctx, _initialized, progress) =>
         callScopeOf(request.scope, {
           id: ctx.mcpReq.id,
           signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
@@ -133,7 +135,14 @@ function requestScope(
   const era = eraOf(params);
   const initialized = () => (clients && caller.principal ? clients.recall(caller) : undefined);
   const urlElicitation = elicitationOf(era, params, initialized);
-  return { caller, era, revision: revision ?? headers["mcp-protocol-version"], signal, urlElicitation };
+  return {
+    caller,
+    era,
+    revision: revision ?? headers["mcp-protocol-version"],
+    signal,
+    urlElicitation,
+    view: WHOLE,
+  };
 }
 
 const anySignal = (first: AbortSignal, second: AbortSignal | undefined): AbortSignal =>

@@ -7,6 +7,7 @@ import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
 import { SERVER_INFO } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
+import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
 import { tokenVerifier } from "./auth/verify.js";
 import { Drain } from "./drain.js";
@@ -27,10 +28,10 @@ export interface ListeningHttp {
   /** The authentication it checks. */
   auth: HttpAuthConfig | undefined;
   /**
-   * Starts answering requests from `registry`, with the toolkits' `pages` outside authentication,
-   * and, per user, `team`'s connect pages, with every call made as its caller.
+   * Starts answering requests from the registry of each request's view, with the toolkits' `pages`
+   * outside authentication, and, per user, `team`'s connect pages, with every call made as its caller.
    */
-  serve(registry: ToolRegistry, pages?: Pages, team?: TeamServing): void;
+  serve(registryOf: (view: View) => ToolRegistry, pages?: Pages, team?: TeamServing): void;
 }
 
 /**
@@ -68,12 +69,13 @@ export async function listenHttp(
     server,
     publicUrl,
     auth,
-    serve(registry, pages, serving) {
+    serve(registryOf, pages, serving) {
+      const whole = registryOf(WHOLE);
       // Only an authorization server gives clients something to discover.
       const metadata = auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
       const mcp = mcpEndpoint({
-        registry,
-        dispatcher: createDispatcher(registry, SERVER_INFO),
+        registryOf,
+        dispatcher: createDispatcher(registryOf, SERVER_INFO),
         authenticate: authGuard({
           verifier,
           resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
@@ -92,7 +94,7 @@ export async function listenHttp(
           originGuard({ allowed: options.allowedOrigins, own: new URL(publicUrl).origin, loopback }),
         ],
         mcp,
-        health: () => ({ status: "ok", tools: registry.listing.length }),
+        health: () => ({ status: "ok", tools: whole.listing.length }),
         ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
         pages,
@@ -110,7 +112,7 @@ export async function listenHttp(
       });
       logger.info("serving Streamable HTTP", {
         url: `${localUrl}${MCP_PATH}`,
-        tools: registry.listing.length,
+        tools: whole.listing.length,
         credentials: serving ? "per-user" : "shared",
       });
     },

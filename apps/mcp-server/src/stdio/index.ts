@@ -5,6 +5,7 @@ import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
 import { onShutdown } from "../lifecycle.js";
 import { createServerFor, SERVER_INFO } from "../server.js";
+import { type View, WHOLE } from "../views.js";
 import { LineGuard, type OversizedLine } from "./lines.js";
 import { StdioSession } from "./session.js";
 import { TrackingTransport, Unanswered } from "./transport.js";
@@ -44,14 +45,15 @@ const TRANSPORT_CLOSED = "transport closed";
  * every message read is scoped once and dispatched (a plain tool call answered from the registry).
  */
 export async function serveStdio(
-  registry: ToolRegistry,
+  registryOf: (view: View) => ToolRegistry,
   logger: Logger,
   options: StdioOptions,
 ): Promise<void> {
+  const registry = registryOf(WHOLE);
   const { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs } = options;
   const session = new StdioSession();
   const unanswered = new Unanswered();
-  const dispatcher = createDispatcher(registry, SERVER_INFO);
+  const dispatcher = createDispatcher(registryOf, SERVER_INFO);
   const guard = new LineGuard(maxBytes, (line) => refuse(line, { wire, logger, maxBytes }));
   // The transport reads the guard, which never ends: the SDK's transport would abort the calls in
   // flight when its input ends, and shutdown decides when that happens instead.

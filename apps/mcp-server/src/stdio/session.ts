@@ -10,6 +10,7 @@ import {
   eraOf,
   type RequestScope,
 } from "../scope.js";
+import { WHOLE } from "../views.js";
 import type { RequestId } from "./lines.js";
 
 /**
@@ -48,6 +49,8 @@ export class StdioSession {
       revision: this.#revision,
       signal: this.#stopping.signal,
       urlElicitation: elicitationOf(era, params, () => this.#capabilities),
+      // Over stdio the server's own flags are the whole selection.
+      view: WHOLE,
     };
     if ("id" in message && "method" in message && message.method === "tools/call")
       this.#sdkBound.set(message.id, scope);
