@@ -77,10 +77,14 @@ function ensureSuite() {
  */
 function startServer() {
   if (!existsSync(SERVER_CLI)) throw new Error(`${SERVER_CLI} is missing: run pnpm build first`);
-  const child = spawn(process.execPath, [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0", "--log-level", "info"], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0", "--log-level", "info"],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const log = [];
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => fail("did not log its URL in time"), SERVER_START_TIMEOUT_MS);
