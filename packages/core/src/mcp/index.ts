@@ -186,10 +186,7 @@ export function progressSink(ctx: ServerContext): McpCallScope["progress"] {
   if (token === undefined) return undefined;
   return ({ progress, total, message }) => {
     ctx.mcpReq
-      .notify({
-        method: "notifications/progress",
-        params: { progressToken: token, progress, total, message },
-      })
+      .notify({ method: "notifications/progress", params: { progressToken: token, progress, total, message } })
       .catch(() => {});
   };
 }
@@ -248,7 +245,11 @@ class RegistryServer extends McpServer {
     low.registerCapabilities({ tools: { listChanged: false }, prompts: {}, resources: {} });
     low.setRequestHandler("tools/list", () => ({ tools: [...registry.listing] }));
     low.setRequestHandler("tools/call", (request, ctx) =>
-      registry.call(request.params.name, request.params.arguments, scopeOf(ctx, low.getClientCapabilities())),
+      registry.call(
+        request.params.name,
+        request.params.arguments,
+        scopeOf(ctx, low.getClientCapabilities()),
+      ),
     );
     low.setRequestHandler("prompts/list", () => ({ prompts: [] }));
     low.setRequestHandler("resources/list", () => ({ resources: [] }));
