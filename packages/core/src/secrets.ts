@@ -35,8 +35,8 @@ function register(value: string): void {
  * Runs `run` in a secret scope of its own, for work done as one person (a tool call acting as the
  * caller, a page request): a `Secret` wrapped inside it, in `run` or anything it starts, registers
  * its value there only, so `redact()` scrubs it from that work's output (results, errors, log
- * lines) and nowhere else. What one person's credentials are never rewrites what others see, nor
- * anything written after the work is done. Inside, `redact()` also scrubs every value registered
+ * lines) and nowhere else: one person's credentials never rewrite what others see, nor anything
+ * written after the work is done. Inside, `redact()` also scrubs every value registered
  * process-wide and in each enclosing scope. Returns what `run` returns.
  */
 export function withSecretScope<R>(run: () => R): R {
@@ -114,7 +114,8 @@ export class Secret {
  * right after `Bearer `, `Basic ` or `Token token=`; so a 4-character key is scrubbed from "key
  * k9Zq is invalid" but an unrelated word containing it is left alone. A base64 run whose decoded
  * text holds a secret by these rules (a `Basic` credential of `user:k9Zq`) is replaced whole.
- * Costs one lookup per character of `text` (two inside a scope), however many values are known.
+ * Costs one lookup per character of `text` for each set consulted (process-wide, then one per
+ * enclosing scope), however many values each holds.
  */
 export function redact(text: string): string {
   return redactWith(text, knownSets());
@@ -127,9 +128,10 @@ const knownSets = (): readonly Redactor[] => scopes.getStore()?.sets ?? PROCESS_
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
 /**
- * `json` (JSON text, such as one log line) with every known secret redacted as `redact()` does,
- * inside its strings only (keys and values, compared unescaped): its punctuation, numbers and
- * layout are never rewritten, so it stays valid JSON whatever values are registered.
+ * `json` (valid JSON text, such as one log line) with every known secret redacted as `redact()`
+ * does, inside its strings only (keys and values, compared unescaped): its punctuation, numbers
+ * and layout are never rewritten, so it stays valid JSON whatever values are registered. A secret
+ * outside any string (a bare number) is left as it is.
  */
 export function redactJson(json: string): string {
   const sets = knownSets();
