@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { StateStore, Toolkit } from "@toolkits/core";
+import { type StateStore, type Toolkit, withSecretScope } from "@toolkits/core";
 
 /** The toolkits' web pages (e.g. the sheets file picker), served outside MCP authentication. */
 export interface Pages {
@@ -79,7 +79,9 @@ export async function servePagesOnLoopback(pages: Pages): Promise<string> {
 
 /**
  * Answers a node request with a fetch-style page handler: 413 for a body over 1 MB, 404 when the
- * handler has no page there. Every `Set-Cookie` the page sets is kept.
+ * handler has no page there. Every `Set-Cookie` the page sets is kept. The handler runs in a secret
+ * scope of its own: credentials it wraps (a person's tokens on the connect pages) are redacted
+ * from that request's output only.
  */
 export async function serveFetch(
   page: (request: Request) => Promise<Response | undefined> | undefined,
@@ -88,7 +90,7 @@ export async function serveFetch(
 ): Promise<void> {
   const request = await toFetchRequest(req);
   if (!request) return void res.writeHead(413).end();
-  const response = await page(request);
+  const response = await withSecretScope(() => page(request));
   if (!response) return void res.writeHead(404).end();
   const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
   const cookies = response.headers.getSetCookie();

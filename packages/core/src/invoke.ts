@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { type CallScope, createContext, type Host, hostFor, needsCredential, runScoped } from "./context.js";
 import { ToolError, toToolError } from "./errors.js";
 import { capResult, compact, type Truncation } from "./results.js";
+import { withSecretScope } from "./secrets.js";
 import type { AnyToolDefinition } from "./tool.js";
 
 /** What a call produced: a result object, or the error the caller should see. */
@@ -21,8 +22,9 @@ export type ToolResult<T extends AnyToolDefinition> = z.output<T["output"]> & {
 /**
  * Runs one tool for any host: validates the arguments (unknown names included), checks credentials,
  * calls the handler, drops null fields and caps the size at `host.maxResultBytes`. With
- * `scope.principal` it runs on that person's view of the host (`host.forPrincipal`); either way
- * `host.audit` hears of it once it is done.
+ * `scope.principal` it runs on that person's view of the host (`host.forPrincipal`), in a secret
+ * scope of its own (`withSecretScope`): the credentials it wraps are redacted from its result, its
+ * errors and what it logs, and from nothing else. Either way `host.audit` hears of it once it is done.
  * Never throws: every failure comes back as a ToolError with a redacted message.
  */
 export async function invokeTool<T extends AnyToolDefinition>(
@@ -32,7 +34,11 @@ export async function invokeTool<T extends AnyToolDefinition>(
   scope: CallScope = {},
 ): Promise<ToolOutcome<ToolResult<T>>> {
   const view = hostFor(host, scope);
-  const outcome = view.audit ? await audited(tool, args, view, scope) : await run(tool, args, view, scope);
+  // Acting as one person, the call keeps the credentials it wraps to its own output (the audit stays out).
+  const attempt: typeof run = view === host ? run : (...call) => withSecretScope(() => run(...call));
+  const outcome = view.audit
+    ? await audited(tool, args, view, scope, attempt)
+    : await attempt(tool, args, view, scope);
   for (const observer of observers) observer(tool.name, outcome);
   return outcome as ToolOutcome<ToolResult<T>>;
 }
@@ -46,6 +52,7 @@ async function audited(
   args: unknown,
   host: Host,
   scope: CallScope,
+  attempt: typeof run,
 ): Promise<ToolOutcome> {
   const started = performance.now();
   let upstreamRequests = 0;
@@ -57,7 +64,7 @@ async function audited(
       return send(input, init);
     },
   };
-  const outcome = await run(tool, args, counted, scope);
+  const outcome = await attempt(tool, args, counted, scope);
   host.audit?.({
     tool: tool.name,
     principal: scope.principal,

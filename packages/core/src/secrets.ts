@@ -1,90 +1,68 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { inspect } from "node:util";
+import { Redactor, redactWith } from "./redactor.js";
 
 /**
- * Every secret value ever wrapped in this process, in each form it travels in. `redact()` scrubs
- * them from any text, so an upstream that echoes a credential back in an error body, raw or
- * encoded, cannot leak it through a message or a log.
+ * Values wrapped outside any secret scope: the server's own credentials (its configuration, its
+ * own sign-ins). A long-running server wraps every token it refreshes; past 4,096 values the
+ * oldest (long expired, in practice) are forgotten, so memory and the cost of `redact()` stay bounded.
  */
-const knownForms = new Map<string, number>();
-/**
- * The secret values registered, oldest first, with their forms. A server acting for many people
- * wraps every token it is handed and every refreshed one; past MAX_REGISTERED values the oldest
- * (long expired, in practice) are forgotten, so memory and the cost of `redact()` stay bounded.
- */
-const registered = new Map<string, readonly string[]>();
-const MAX_REGISTERED = 4_096;
-/** Whether some secret is shorter than MIN_ANYWHERE_LENGTH, so base64 runs must be decoded to find it. */
-let hasShortSecret = false;
-/**
- * Forms at least this long are redacted wherever they occur. Shorter ones would also match inside
- * ordinary words and ids, so they are redacted only as whole tokens and after an auth scheme.
- */
-const MIN_ANYWHERE_LENGTH = 6;
-const REDACTED = "[redacted]";
-/** Characters that continue a token: a short form next to one of them is part of something else. */
-const TOKEN_CHAR = "[\\p{L}\\p{N}_-]";
-/** Where a credential follows an auth scheme (`Bearer x`, `Token token=x`, `Basic x`): always redacted. */
-const AFTER_SCHEME = "(?<=\\b(?:[Bb]earer|[Bb]asic) +|\\b[Tt]oken +token=[\"']?)";
+const processWide = new Redactor(4_096);
+const PROCESS_ONLY: readonly Redactor[] = [processWide];
+/** A scope is one call or one page request, wrapping a few values; this bounds a runaway one. */
+const SCOPE_CAPACITY = 256;
 
-/**
- * The texts a credential appears as when echoed back: raw, JSON-escaped, percent-encoded (either
- * hex case), form-encoded, and base64 or base64url whole. Inside a longer base64 text (a `Basic`
- * header holding `user:secret`) its encoding depends on where it starts, so the characters it
- * fixes at each of the three byte alignments are included too, when long enough to be telling.
- */
-function formsOf(value: string): Set<string> {
-  const bytes = Buffer.from(value);
-  const percent = encodeURIComponent(value);
-  const json = JSON.stringify(value).slice(1, -1);
-  const base64 = [bytes.toString("base64"), ...base64Cores(bytes).filter(isTelling)];
-  return new Set([
-    value,
-    json,
-    json.replaceAll("/", "\\/"),
-    percent,
-    percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
-    new URLSearchParams({ v: value }).toString().slice(2),
-    ...base64,
-    ...base64.map(toBase64Url),
-  ]);
+/** A secret scope: its own values, and every set `redact()` consults inside it (its own last). */
+interface Scope {
+  own: Redactor;
+  sets: readonly Redactor[];
 }
+const scopes = new AsyncLocalStorage<Scope>();
+const scopedObservers = new Set<(value: string) => void>();
 
-const isTelling = (form: string): boolean => form.length >= MIN_ANYWHERE_LENGTH;
-const toBase64Url = (base64: string): string =>
-  base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-
-/** The base64 characters `bytes` always encode to when they start 0, 1 or 2 bytes into a 3-byte group. */
-function base64Cores(bytes: Buffer): string[] {
-  return [0, 1, 2].map((shift) => {
-    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64");
-    // Character i carries bits 6i to 6i+6; keep those lying wholly inside the value's bits.
-    return encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
-  });
-}
-
-/** Registers every form of a secret value for `redact()`; an empty value has nothing to hide. */
+/** Registers a value for `redact()`: in the innermost secret scope, else process-wide. */
 function register(value: string): void {
-  if (!value) return;
-  const forms = registered.get(value);
-  registered.delete(value);
-  if (forms) return void registered.set(value, forms);
-  const added = [...formsOf(value)];
-  registered.set(value, added);
-  for (const form of added) knownForms.set(form, (knownForms.get(form) ?? 0) + 1);
-  hasShortSecret ||= !isTelling(value);
-  if (registered.size > MAX_REGISTERED) forgetOldest();
+  const scope = scopes.getStore();
+  if (!scope) {
+    processWide.add(value);
+    return;
+  }
+  scope.own.add(value);
+  for (const observer of scopedObservers) observer(value);
 }
 
-/** Forgets the value registered longest ago, keeping forms another value shares. */
-function forgetOldest(): void {
-  const [oldest] = registered;
-  if (!oldest) return;
-  registered.delete(oldest[0]);
-  for (const form of oldest[1]) {
-    const count = (knownForms.get(form) ?? 1) - 1;
-    if (count > 0) knownForms.set(form, count);
-    else knownForms.delete(form);
-  }
+/**
+ * Runs `run` in a secret scope of its own, for work done as one person (a tool call acting as the
+ * caller, a page request): a `Secret` wrapped inside it, in `run` or anything it starts, registers
+ * its value there only, so `redact()` scrubs it from that work's output (results, errors, log
+ * lines) and nowhere else: one person's credentials never rewrite what others see, nor anything
+ * written after the work is done. Inside, `redact()` also scrubs every value registered
+ * process-wide and in each enclosing scope. Returns what `run` returns.
+ */
+export function withSecretScope<R>(run: () => R): R {
+  const sets = scopes.getStore()?.sets ?? PROCESS_ONLY;
+  const own = new Redactor(SCOPE_CAPACITY);
+  return scopes.run({ own, sets: [...sets, own] }, run);
+}
+
+/**
+ * Test hook: calls `observer` with every value a `Secret` registers in a secret scope from now on
+ * (those registered process-wide are what `redact()` scrubs everywhere), until the returned
+ * function is called; so a leak scan can look for them in any output. Must not throw.
+ */
+export function observeScopedSecrets(observer: (value: string) => void): () => void {
+  scopedObservers.add(observer);
+  return () => scopedObservers.delete(observer);
+}
+
+/** How a `Secret` is wrapped. */
+export interface SecretOptions {
+  /**
+   * Whether `redact()` learns the value (default true). False for a value not yet known to be a
+   * credential, such as a key pasted in a form before its upstream accepted it: anyone can paste
+   * anything, and what redaction rewrites must never be theirs to choose.
+   */
+  register?: boolean;
 }
 
 /**
@@ -97,14 +75,16 @@ export class Secret {
 
   /**
    * @param name the configuration name shown in place of the value (for example `MARKETING_API_KEY`).
-   * @param value the credential itself; registered for `redact()`.
+   * @param value the credential itself; registered for `redact()` in the current secret scope
+   *   (see `withSecretScope`), else process-wide, unless `options.register` is false.
    */
   constructor(
     readonly name: string,
     value: string,
+    options: SecretOptions = {},
   ) {
     this.#value = value;
-    register(value);
+    if (options.register !== false) register(value);
   }
 
   /** The raw value, for an upstream request header only. */
@@ -127,49 +107,40 @@ export class Secret {
 
 /**
  * Replaces every known secret value in `text`, in any of the forms it travels in (raw, JSON-escaped,
- * URL-encoded, base64), with `[redacted]`. A form of 6 or more characters is replaced wherever it
- * occurs. A shorter one (a secret of under 6 characters) is replaced where it stands as a whole
- * token, not touching a letter, digit, `_` or `-`, and always right after `Bearer `, `Basic ` or
- * `Token token=`; so a 4-character key is scrubbed from "key k9Zq is invalid" but an unrelated
- * word containing it is left alone. A base64 run whose decoded text holds a secret by these rules
- * (a `Basic` credential of `user:k9Zq`) is replaced whole.
+ * URL-encoded, base64), with `[redacted]`. Known are the values registered process-wide and, inside
+ * a secret scope (`withSecretScope`), those of that scope and the scopes around it. A form of 6 or
+ * more characters is replaced wherever it occurs. A shorter one (a secret of under 6 characters) is
+ * replaced where it stands as a whole token, not touching a letter, digit, `_` or `-`, and always
+ * right after `Bearer `, `Basic ` or `Token token=`; so a 4-character key is scrubbed from "key
+ * k9Zq is invalid" but an unrelated word containing it is left alone. A base64 run whose decoded
+ * text holds a secret by these rules (a `Basic` credential of `user:k9Zq`) is replaced whole.
+ * Costs one lookup per character of `text` for each set consulted (process-wide, then one per
+ * enclosing scope), however many values each holds.
  */
 export function redact(text: string): string {
-  if (!knownForms.size) return text;
-  const scrubbed = redactForms(text);
-  // A long secret's base64 is already caught by its forms; decoding every run costs about 3 µs.
-  return hasShortSecret
-    ? scrubbed.replace(BASE64_RUN, (run) => (carriesSecret(run) ? REDACTED : run))
-    : scrubbed;
+  return redactWith(text, knownSets());
 }
 
-/** A run of base64 or base64url characters long enough to encode a credential with something else. */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+/** The sets `redact()` consults here: process-wide, and those of the secret scopes around. */
+const knownSets = (): readonly Redactor[] => scopes.getStore()?.sets ?? PROCESS_ONLY;
 
-/** Text a credential could be: no control characters and no bytes that are not UTF-8. */
-const PLAIN_TEXT = /^[^\p{Cc}\uFFFD]*$/u;
+/** A JSON string: a quote, then characters other than quotes and backslashes, or escapes. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
-/** Whether `run` is base64 of plain text holding a secret; binary (any other word decoded) is not. */
-function carriesSecret(run: string): boolean {
-  const decoded = Buffer.from(run, "base64").toString("utf8");
-  return PLAIN_TEXT.test(decoded) && redactForms(decoded) !== decoded;
-}
-
-function redactForms(text: string): string {
-  const present = [...knownForms.keys()].filter((form) => text.includes(form));
-  return present.length ? text.replace(formsPattern(present), REDACTED) : text;
-}
-
-/** One pattern for the forms found, longest first so a whole encoding wins over a part of it. */
-function formsPattern(forms: readonly string[]): RegExp {
-  const alternatives = [...forms]
-    .sort((a, b) => b.length - a.length)
-    .map((form) => {
-      const literal = form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      if (isTelling(form)) return literal;
-      return `${AFTER_SCHEME}${literal}|(?<!${TOKEN_CHAR})${literal}(?!${TOKEN_CHAR})`;
-    });
-  return new RegExp(alternatives.join("|"), "gu");
+/**
+ * `json` (valid JSON text, such as one log line) with every known secret redacted as `redact()`
+ * does, inside its strings only (keys and values, compared unescaped): its punctuation, numbers
+ * and layout are never rewritten, so it stays valid JSON whatever values are registered. A secret
+ * outside any string (a bare number) is left as it is.
+ */
+export function redactJson(json: string): string {
+  const sets = knownSets();
+  if (!sets.some((set) => set.size > 0)) return json;
+  return json.replace(JSON_STRING, (literal) => {
+    const text = JSON.parse(literal) as string;
+    const scrubbed = redactWith(text, sets);
+    return scrubbed === text ? literal : JSON.stringify(scrubbed);
+  });
 }
 
 /**

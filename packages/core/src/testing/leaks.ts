@@ -5,7 +5,8 @@ import type { Readable } from "node:stream";
 import { format } from "node:util";
 import { observeToolOutcomes } from "../invoke.js";
 import { type Logger, silentLogger } from "../logger.js";
-import { redact } from "../secrets.js";
+import { Redactor, redactWith } from "../redactor.js";
+import { observeScopedSecrets, redact } from "../secrets.js";
 import type { Sandbox } from "../tool.js";
 
 /**
@@ -36,10 +37,13 @@ const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD|CREDENTIAL/i;
 
 /**
  * Watches text for secret values: the ones it is given, and every value core's `Secret` has
- * wrapped in this process (what `redact()` would scrub). Records each sighting for `take()`.
+ * wrapped in this process (what `redact()` would scrub, in a secret scope or not), in any form.
+ * Records each sighting for `take()`.
  */
 export class LeakScan {
   readonly #watched = new Set<string>();
+  /** Values wrapped in secret scopes, which `redact()` outside them does not know. */
+  readonly #scoped = new Redactor(4_096);
   #found: Leak[] = [];
 
   constructor(values: Iterable<string> = []) {
@@ -49,6 +53,11 @@ export class LeakScan {
   /** Adds a value to look for (values shorter than 6 characters are ignored: too common). */
   watch(value: string): void {
     if (value.length >= SHORTEST_WATCHED) this.#watched.add(value);
+  }
+
+  /** Adds a value a `Secret` wrapped in a secret scope, looked for in every form it travels in. */
+  watchScoped(value: string): void {
+    this.#scoped.add(value);
   }
 
   /** Whether `value` is one this scan looks for. */
@@ -62,7 +71,7 @@ export class LeakScan {
       const at = text.indexOf(value);
       if (at >= 0) this.#record(where, value, text, at);
     }
-    const scrubbed = redact(text);
+    const scrubbed = this.#scrub(text);
     if (scrubbed !== text) {
       const at = firstDifference(text, scrubbed);
       this.#record(where, text.slice(at, at + SHORTEST_WATCHED), text, at);
@@ -77,8 +86,15 @@ export class LeakScan {
   }
 
   #record(where: string, value: string, text: string, at: number): void {
-    const excerpt = redact(text.slice(Math.max(0, at - 80), at + value.length + 80)).replaceAll(value, "[…]");
+    const excerpt = this.#scrub(text.slice(Math.max(0, at - 80), at + value.length + 80)).replaceAll(
+      value,
+      "[…]",
+    );
     this.#found.push({ where, secret: `${value.slice(0, 6)}…`, excerpt });
+  }
+
+  #scrub(text: string): string {
+    return redactWith(redact(text), [this.#scoped]);
   }
 }
 
@@ -124,6 +140,7 @@ export function isWatchedSecret(value: string): boolean {
  * `invokeTool`), `process.stdout`/`stderr`, `console`, writes to file descriptors 1 and 2 (pino's
  * way), core's `silentLogger` (what tests' hosts log to) and the stdout and stderr of every child
  * process spawned from now on, also checked for the secret-looking values of the child's environment.
+ * Values `Secret` wraps in secret scopes (a call acting as one person) join the scan as they come.
  * Returns a function that points them back at the scan installed before.
  */
 export function installLeakScan(scan: LeakScan): () => void {
@@ -135,6 +152,7 @@ export function installLeakScan(scan: LeakScan): () => void {
       const text = outcome.ok ? JSON.stringify(outcome.result) : outcome.error.toText();
       taps.current?.check(`tool result ${tool}`, text);
     });
+    observeScopedSecrets((value) => taps.current?.watchScoped(value));
   }
   if (!taps.loggers.has(silentLogger)) {
     taps.loggers.add(silentLogger);

@@ -71,7 +71,9 @@ export async function submitMarketing(
   if (!value || value.length > MAX_KEY_LENGTH || /\s/.test(value)) {
     return again(400, "Paste an App API key: one word of letters and digits.");
   }
-  const key = new Secret(API_KEY_SECRET, value);
+  // Anyone signed in can paste anything here: not a credential until the App API accepts it, and
+  // redaction learns the key only where it is used, in the person's own calls (withSecretScope).
+  const key = new Secret(API_KEY_SECRET, value, { register: false });
   const check = await checkKey(ctx, key, region);
   if (check === "refused") {
     return again(
