@@ -1,4 +1,3 @@
-import { TimeoutError } from "ky";
 import { kindForStatus, retryAfterMs, ToolError, upstreamMessage } from "./errors.js";
 import type {
   RetryPolicy,
@@ -91,7 +90,7 @@ export function unansweredFailure(error: unknown, sending: Sending): ToolError {
   if (exchange.signal?.aborted)
     return new ToolError("cancelled", `${label} was cancelled.`, { retryable: false });
   const notRepeated = idempotent ? "" : answered ? EFFECT_UNKNOWN : NOT_REPEATED;
-  if (error instanceof TimeoutError) {
+  if (error instanceof Error && error.name === "TimeoutError") {
     const when = answered ? " while its answer was still arriving" : "";
     return new ToolError("timeout", `${label} timed out${when}.${notRepeated}`, { retryable: idempotent });
   }

@@ -1,4 +1,4 @@
-import ky, { type AfterResponseHook, type KyInstance, type NormalizedOptions, type Options } from "ky";
+import type { AfterResponseHook, KyInstance, NormalizedOptions, Options } from "ky";
 import { type ErrorKind, retryAfterMs } from "./errors.js";
 import type { RateBudget } from "./tool.js";
 import {
@@ -152,7 +152,10 @@ const ANY_METHOD = ["get", "head", "put", "delete", "post", "patch"];
  * client (limits, advice, the host's fetch) travels with each exchange (`Sending`), so one instance
  * serves every client: creating one per client would cost more than many a request.
  */
-function kyFor(policy: RetryPolicy): KyInstance {
+async function kyFor(policy: RetryPolicy): Promise<KyInstance> {
+  // Loaded on the first request: ky's module probes fetch's classes as it loads, which would load
+  // Node's fetch implementation at every start, before anything is sent.
+  const { default: ky } = await import("ky");
   const afterResponse: AfterResponseHook = (_request, kyOptions, response, { retryCount }) => {
     const wait = answerWait(response, sendingOf(kyOptions), retryCount);
     return wait === undefined ? undefined : ky.retry({ delay: wait });
@@ -179,8 +182,15 @@ function kyFor(policy: RetryPolicy): KyInstance {
   });
 }
 
-/** The instance for the default policy, which every toolkit's client uses. */
-const DEFAULT_KY = kyFor(DEFAULT_RETRY);
+/** The instance for the default policy, which every toolkit's client uses; made on first use. */
+let defaultKy: Promise<KyInstance> | undefined;
+
+/** The ky instance for `policy`: the shared one for the default policy. */
+function instanceFor(policy: RetryPolicy): Promise<KyInstance> {
+  if (policy !== DEFAULT_RETRY) return kyFor(policy);
+  defaultKy ??= kyFor(DEFAULT_RETRY);
+  return defaultKy;
+}
 
 /**
  * Sends exchanges under the policy `options` sets; cheap to make (it makes no ky instance unless
@@ -188,7 +198,7 @@ const DEFAULT_KY = kyFor(DEFAULT_RETRY);
  */
 export function createUpstream(options: UpstreamOptions = {}): Upstream {
   const policy = options.retry ?? DEFAULT_RETRY;
-  const api = policy === DEFAULT_RETRY ? DEFAULT_KY : kyFor(policy);
+  const api = instanceFor(policy);
   const client: SendingClient = {
     policy,
     // Each limit left out (or undefined) takes its default.
@@ -209,7 +219,7 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
       // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is.
       const init: Options & { sending: Sending } = { method, headers, body, signal, sending, ...timeout };
       try {
-        const response = await api(url, init);
+        const response = await (await api)(url, init);
         return { status: response.status, headers: response.headers, text: textOf(response) };
       } catch (error) {
         throw unansweredFailure(error, sending);
