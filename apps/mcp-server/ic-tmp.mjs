@@ -1,0 +1,16 @@
+import { localPagerDuty } from "./bench/upstream.mjs";
+const { createToolRegistry } = await import("@toolkits/core/mcp");
+const { envHost } = await import("@toolkits/core");
+const { pagerToolkit } = await import("@toolkits/pager");
+const upstream = await localPagerDuty();
+const host = envHost({ PAGER_API_URL: upstream.url, PAGER_ACCESS_TOKEN: "t" });
+const reg = createToolRegistry(pagerToolkit.tools, host);
+const signal = new AbortController().signal;
+const N = Number(process.env.N);
+const which = process.env.W;
+const ours = () => reg.call("Pager_GetIncident", { incident_id: upstream.incidentId }, { signal });
+const bare = async () => { const r = await fetch(`${upstream.url}/incidents/${upstream.incidentId}`, { headers: { authorization: "Token token=t", accept: "application/vnd.pagerduty+json;version=2" } }); return { content: [{ type: "text", text: await r.text() }] }; };
+const f = which === "bare" ? bare : ours;
+for (let i = 0; i < 50; i++) await f();
+for (let i = 0; i < N; i++) await f();
+await upstream.close();

@@ -1,0 +1,10 @@
+import { localPagerDuty } from "./bench/upstream.mjs";
+const { createToolRegistry } = await import("@toolkits/core/mcp");
+const { envHost } = await import("@toolkits/core");
+const { pagerToolkit } = await import("@toolkits/pager");
+const upstream = await localPagerDuty();
+const host = envHost({ PAGER_API_URL: upstream.url, PAGER_ACCESS_TOKEN: "t" });
+const reg = createToolRegistry(pagerToolkit.tools, host);
+const signal = new AbortController().signal;
+for (let i = 0; i < 8000; i++) await reg.call("Pager_GetIncident", { incident_id: upstream.incidentId }, { signal });
+await upstream.close();
