@@ -103,7 +103,9 @@ async function run(
     if (needsCredential(tool.auth)) await context.credential();
     // Nothing a handler started (requests sent side by side, say) outlives its answer.
     const raw = await runScoped(context, (scoped) => tool.handler(input, scoped));
-    const result = compact(raw) as Record<string, unknown>;
+    const compacted = compact(raw) as Record<string, unknown>;
+    // Its own top-level object, whatever the handler kept: the result's JSON text is remembered by it.
+    const result = compacted === raw ? { ...compacted } : compacted;
     return { ok: true, result: host.maxResultBytes ? capResult(result, host.maxResultBytes) : result };
   } catch (error) {
     const failure = toToolError(error);

@@ -1,14 +1,39 @@
 /**
  * Drops `null` and `undefined` object fields, recursively, so results carry no API noise.
- * Array entries that are null or undefined are dropped too. Returns a new value.
+ * Array entries that are null or undefined are dropped too. Returns `value` itself where nothing is
+ * dropped, else a copy of just the objects and arrays that change (the rest shared, not copied).
  * Keys are data (an upstream may name a field `__proto__` or `toString`), so they are copied as own
  * properties, never assigned.
  */
 export function compact<T>(value: T): T {
-  if (Array.isArray(value)) return value.filter(isPresent).map(compact) as T;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const kept: unknown[] = [];
+    for (const item of value) {
+      if (!isPresent(item)) {
+        changed = true;
+        continue;
+      }
+      const compacted = compact(item);
+      changed ||= compacted !== item;
+      kept.push(compacted);
+    }
+    return (changed ? kept : value) as T;
+  }
   if (!isRecord(value)) return value;
-  const kept = Object.entries(value).filter(([, field]) => isPresent(field));
-  return Object.fromEntries(kept.map(([key, field]) => [key, compact(field)])) as T;
+  let changed = false;
+  const kept: [string, unknown][] = [];
+  for (const key of Object.keys(value)) {
+    const field = value[key];
+    if (!isPresent(field)) {
+      changed = true;
+      continue;
+    }
+    const compacted = compact(field);
+    changed ||= compacted !== field;
+    kept.push([key, compacted]);
+  }
+  return (changed ? Object.fromEntries(kept) : value) as T;
 }
 
 const isPresent = (value: unknown): boolean => value !== null && value !== undefined;

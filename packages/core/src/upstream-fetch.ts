@@ -96,17 +96,18 @@ async function readBody(
 ): Promise<{ text: string; complete: boolean }> {
   if (!body) return { text: "", complete: true };
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks: Uint8Array[] = [];
   let left = maxBytes;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { text: text + decoder.decode(), complete: true };
+    // Decoded once at the end: Buffer's UTF-8 decoding is several times faster than a streaming TextDecoder's.
+    if (done) return { text: Buffer.concat(chunks).toString("utf8"), complete: true };
     if (value.byteLength > left) {
       reader.cancel().catch(ignore);
-      return { text: text + decoder.decode(value.subarray(0, left)), complete: false };
+      chunks.push(value.subarray(0, left));
+      return { text: Buffer.concat(chunks).toString("utf8"), complete: false };
     }
-    text += decoder.decode(value, { stream: true });
+    chunks.push(value);
     left -= value.byteLength;
   }
 }
