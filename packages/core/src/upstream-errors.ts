@@ -27,6 +27,8 @@ export interface Sending {
   started: number;
   /** Whether the current attempt's answer had begun (its headers had arrived). */
   answered: boolean;
+  /** The current attempt's answer body, read whole. */
+  text: string;
 }
 
 /** An attempt that got no whole answer (no connection, or a body cut off), with its exchange for ky's retry decision. */
@@ -40,6 +42,22 @@ export class NoAnswer extends Error {
     super("The upstream gave no whole answer.", { cause });
   }
 }
+
+/** An error answer the policy may ask again after a wait (see `RETRY_STATUSES`), with its exchange. */
+export class RetryableAnswer extends Error {
+  override readonly name = "RetryableAnswer";
+
+  constructor(
+    readonly sending: Sending,
+    readonly response: Response,
+  ) {
+    super(`The upstream answered HTTP ${response.status}.`);
+  }
+}
+
+/** Whether an error answer may be asked again: a 429 always (refused unrun), the others when idempotent. */
+export const mayRetryAnswer = (status: number, idempotent: boolean): boolean =>
+  RETRY_STATUSES.has(status) && (status === 429 || idempotent);
 
 const CHECK_EFFECT = " Check whether it took effect before calling again.";
 const NOT_REPEATED = ` The request may have reached the upstream, so it was not repeated (that could do it twice).${CHECK_EFFECT}`;

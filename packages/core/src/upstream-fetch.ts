@@ -1,7 +1,15 @@
 import type { Input } from "ky";
 import { ToolError } from "./errors.js";
+import { followSignals } from "./signals.js";
 import type { UpstreamExchange, UpstreamFetch } from "./upstream.js";
-import { followable, NoAnswer, type Sending, tooLarge } from "./upstream-errors.js";
+import {
+  followable,
+  mayRetryAnswer,
+  NoAnswer,
+  RetryableAnswer,
+  type Sending,
+  tooLarge,
+} from "./upstream-errors.js";
 
 // What core adds beneath ky, as the `fetch` ky sends with: what ky leaves to fetch and fetch gets
 // wrong for us. fetch's own redirect following would replay a 307's body to any host and loop
@@ -12,30 +20,35 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 /** Most bytes of an error answer read: its message is all that is used, whatever `maxBytes` allows. */
 const ERROR_BODY_BYTES = 64_000;
 
-/** An answer read whole: the status and headers it came with, its body as `bodyText`. */
-export type ReadAnswer = Response & { bodyText: string };
-
 /**
  * The `fetch` ky sends with: each attempt through the sending client's fetch (the host's),
- * following only the redirects that may be followed, its answer read whole within `maxBytes`. The ReadAnswer it
- * returns has no body stream, so ky's hooks get it without copying one. ky hands it the exchange as
- * its own option `sending` (ky passes options it does not know to its fetch), and its `timeout`
- * thereby covers the redirects and the whole body.
+ * following only the redirects that may be followed, its answer read whole within `maxBytes` into
+ * `sending.text`, stopped by ky's timeout (the Request's signal) or the caller's cancellation. ky
+ * hands it the exchange as its own option `sending` (ky passes options it does not know to its
+ * fetch), and its `timeout` thereby covers the redirects and the whole body.
  * @throws ToolError for a refused redirect or a success answer over `maxBytes` (never retried);
- *   NoAnswer when the attempt got no whole answer.
+ *   RetryableAnswer for an error answer the policy may ask again; NoAnswer when the attempt got no
+ *   whole answer.
  */
-export async function answeringFetch(input: Input, init?: RequestInit): Promise<ReadAnswer> {
+export async function answeringFetch(input: Input, init?: RequestInit): Promise<Response> {
   const { sending } = init as { sending: Sending };
-  const { fetch: network, limits } = sending.client;
+  const { exchange, client } = sending;
+  // ky always sends a Request it built, whose signal is its timeout's.
+  const request = input as Request;
+  const stop = followSignals(request.signal, exchange.signal);
   sending.answered = false;
   try {
-    // ky always sends a Request it built.
-    const response = await follow(input as Request, sending.exchange, network, limits.maxRedirects);
+    const response = await follow(request, exchange, client.fetch, client.limits.maxRedirects, stop.signal);
     sending.answered = true;
-    const bodyText = await readAnswer(response, sending.exchange, limits.maxBytes);
-    return Object.assign(new Response(null, response), { bodyText });
+    sending.text = await readAnswer(response, exchange, client.limits.maxBytes);
+    if (!response.ok && mayRetryAnswer(response.status, exchange.idempotent))
+      throw new RetryableAnswer(sending, response);
+    return response;
   } catch (error) {
-    throw error instanceof ToolError ? error : new NoAnswer(sending, error);
+    if (error instanceof ToolError || error instanceof RetryableAnswer) throw error;
+    throw new NoAnswer(sending, error);
+  } finally {
+    stop.release();
   }
 }
 
@@ -49,11 +62,12 @@ async function follow(
   exchange: UpstreamExchange,
   send: UpstreamFetch,
   maxRedirects: number,
+  signal: AbortSignal,
 ): Promise<Response> {
   const { budget } = exchange;
-  const { headers, signal } = request;
+  const { headers } = request;
   let { url, method } = request;
-  let response = await send(request, budget && { budget });
+  let response = await send(request, { signal, budget });
   for (let hops = 0; ; hops++) {
     const { status } = response;
     const location = REDIRECT_STATUSES.has(status) ? response.headers.get("location") : null;

@@ -1,15 +1,16 @@
-import type { AfterResponseHook, KyInstance, NormalizedOptions, Options } from "ky";
+import type { KyInstance, NormalizedOptions, Options } from "ky";
 import { type ErrorKind, retryAfterMs } from "./errors.js";
 import type { RateBudget } from "./tool.js";
 import {
   NoAnswer,
   RETRY_STATUSES,
+  RetryableAnswer,
   type Sending,
   type SendingClient,
   statusFailure,
   unansweredFailure,
 } from "./upstream-errors.js";
-import { answeringFetch, type ReadAnswer } from "./upstream-fetch.js";
+import { answeringFetch } from "./upstream-fetch.js";
 
 /**
  * The one policy every upstream request of every toolkit goes through (core's JSON client and the
@@ -145,21 +146,19 @@ const WAIT_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 const ANY_METHOD = ["get", "head", "put", "delete", "post", "patch"];
 
 /**
- * A ky instance for a retry policy. ky retries (its `retry`, with the policy's backoff and full
- * jitter; an error answer by `ky.retry` from the afterResponse hook, after its Retry-After), times
- * each attempt out (`timeout`, covering the redirects and the body its fetch reads), and its
- * beforeError hook turns an error answer into the ToolError thrown. Everything that differs by
- * client (limits, advice, the host's fetch) travels with each exchange (`Sending`), so one instance
- * serves every client: creating one per client would cost more than many a request.
+ * A ky instance for a retry policy. ky retries what its fetch throws as worth another attempt (an
+ * attempt with no whole answer, an error answer the policy may ask again), waiting in its
+ * `shouldRetry` for the policy's backoff or the answer's `Retry-After`; it times each attempt out
+ * (`timeout`, covering the redirects and the body its fetch reads); and its beforeError hook turns
+ * any other error answer into the ToolError thrown. Everything that differs by client (limits,
+ * advice, the host's fetch) travels with each exchange (`Sending`), so one instance serves every
+ * client: creating one per client would cost more than many a request. No afterResponse hook: ky
+ * would copy every answer for it.
  */
 async function kyFor(policy: RetryPolicy): Promise<KyInstance> {
   // Loaded on the first request: ky's module probes fetch's classes as it loads, which would load
   // Node's fetch implementation at every start, before anything is sent.
   const { default: ky } = await import("ky");
-  const afterResponse: AfterResponseHook = (_request, kyOptions, response, { retryCount }) => {
-    const wait = answerWait(response, sendingOf(kyOptions), retryCount);
-    return wait === undefined ? undefined : ky.retry({ delay: wait });
-  };
   return ky.create({
     timeout: DEFAULT_UPSTREAM_LIMITS.timeoutMs,
     redirect: "manual",
@@ -167,18 +166,50 @@ async function kyFor(policy: RetryPolicy): Promise<KyInstance> {
     retry: {
       limit: policy.limit,
       methods: ANY_METHOD,
-      delay: (retries) => backoff(policy, retries - 1),
-      shouldRetry: ({ error }) => error instanceof NoAnswer && repeatable(error.sending),
+      // The wait happens in shouldRetry, which knows the answer and the caller's cancellation.
+      delay: () => 0,
+      shouldRetry: ({ error, retryCount }) => waitToRetry(error, retryCount - 1),
     },
     hooks: {
-      afterResponse: [afterResponse],
       beforeError: [
-        ({ response, options: kyOptions }) => {
-          const { exchange, client } = sendingOf(kyOptions);
-          throw statusFailure(response, textOf(response), exchange, client.policy, client.advise);
+        ({ options: kyOptions, response }) => {
+          const { exchange, client, text } = sendingOf(kyOptions);
+          throw statusFailure(response, text, exchange, client.policy, client.advise);
         },
       ],
     },
+  });
+}
+
+/**
+ * Whether to try again after `error` (retry number `retries + 1`), having waited as the policy
+ * says: the backoff after an attempt with no whole answer, `answerWait` after an error answer.
+ * @throws the caller's abort reason when the call is cancelled while waiting.
+ */
+async function waitToRetry(error: Error, retries: number): Promise<boolean> {
+  const wait =
+    error instanceof NoAnswer
+      ? repeatable(error.sending) && backoff(error.sending.client.policy, retries)
+      : error instanceof RetryableAnswer && answerWait(error.response, error.sending, retries);
+  if (wait === false || wait === undefined) return false;
+  const sending = (error as NoAnswer | RetryableAnswer).sending;
+  await sleep(wait, sending.exchange.signal);
+  return true;
+}
+
+/** Waits `ms`, or rejects with the caller's abort reason as soon as the call is cancelled. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const done = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
 }
 
@@ -214,15 +245,19 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
     client.limits.timeoutMs === DEFAULT_UPSTREAM_LIMITS.timeoutMs ? {} : { timeout: client.limits.timeoutMs };
   return {
     async send(exchange) {
-      const sending: Sending = { exchange, client, started: Date.now(), answered: false };
-      const { method, url, headers, body, signal } = exchange;
-      // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is.
-      const init: Options & { sending: Sending } = { method, headers, body, signal, sending, ...timeout };
+      const sending: Sending = { exchange, client, started: Date.now(), answered: false, text: "" };
+      const { method, url, headers, body } = exchange;
+      // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is. The
+      // caller's signal stays out of ky (its fetch and its waits heed it): ky would combine it with
+      // its own for every request.
+      const init: Options & { sending: Sending } = { method, headers, body, sending, ...timeout };
       try {
         const response = await (await api)(url, init);
-        return { status: response.status, headers: response.headers, text: textOf(response) };
+        return { status: response.status, headers: response.headers, text: sending.text };
       } catch (error) {
-        throw unansweredFailure(error, sending);
+        if (!(error instanceof RetryableAnswer) || exchange.signal?.aborted)
+          throw unansweredFailure(error, sending);
+        throw statusFailure(error.response, sending.text, exchange, policy, options.advise);
       }
     },
   };
@@ -243,7 +278,6 @@ export function sendUpstream(
 // ky keeps the options it does not know among the options its hooks get.
 const sendingOf = (options: NormalizedOptions): Sending =>
   (options as unknown as { sending: Sending }).sending;
-const textOf = (response: Response): string => (response as Partial<ReadAnswer>).bodyText ?? "";
 
 /** The wait before retry number `retries + 1`, in milliseconds: exponential, with full jitter. */
 const backoff = (policy: RetryPolicy, retries: number): number =>
