@@ -10,20 +10,15 @@ export function age(iso: string | undefined, now: number): string {
 }
 
 /**
- * `iso` as a date and time in `timeZone` (the host's, else the browser's), e.g. `Wed 25 Nov, 09:00`;
- * the text itself when it is no date. An unknown time zone falls back to the browser's.
+ * `iso` as a date and time in `timeZone` (the host's, else the browser's), e.g. `Wed 25 Nov, 09:00`
+ * (`short`: the time alone); the text itself when it is no date. An unknown time zone falls back to
+ * the browser's.
  */
-export function when(iso: string, timeZone: string | undefined, locale?: string): string {
+export function when(iso: string, timeZone: string | undefined, locale?: string, short = false): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  const options: Intl.DateTimeFormatOptions = {
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone,
-  };
+  const day: Intl.DateTimeFormatOptions = short ? {} : { weekday: "short", day: "numeric", month: "short" };
+  const options: Intl.DateTimeFormatOptions = { ...day, hour: "2-digit", minute: "2-digit", timeZone };
   try {
     return new Intl.DateTimeFormat(locale, options).format(date);
   } catch {

@@ -18,6 +18,9 @@ interface Window {
   next_start_row?: number;
   note?: string;
 }
+/** Text Sheets would show right-aligned: a number, possibly grouped, signed or a percentage. */
+const NUMBER = /^[-+]?[\d,]*\.?\d+%?$/;
+
 interface Bounds {
   top: number;
   left: number;
@@ -101,7 +104,8 @@ function grid(window: Window, b: Bounds, onSelect: (selection: Bounds) => void):
             .filter(Boolean)
             .join("\n");
           const attrs = { "data-cell": `${name}${row}`, "data-row": String(row), "data-col": String(column) };
-          return h("td", { class: typeof cell?.value === "number" ? "num" : "", title, attrs }, shown);
+          // Numbers and percentages to the right, as Sheets shows them (a formula's too).
+          return h("td", { class: NUMBER.test(shown) ? "num" : "", title, attrs }, shown);
         }),
       ),
     );

@@ -85,7 +85,7 @@ function drawList(shell: Shell): void {
       h("td", {}, h("span", { class: "muted" }, `#${incident.number} `), incident.title),
       h("td", {}, incident.service.name ?? incident.service.id),
       h("td", {}, names(incident.assignees) || h("span", { class: "muted" }, "nobody")),
-      h("td", { title: incident.created_at }, age(incident.created_at, now)),
+      h("td", { class: "age", title: incident.created_at }, age(incident.created_at, now)),
     ),
   );
   const head = ["Status", "Urgency", "Incident", "Service", "Assignees", "Age"].map((label) =>

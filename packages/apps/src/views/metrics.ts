@@ -107,16 +107,16 @@ function draw(shell: Shell): void {
   );
   shell.show(figure, caption, h("div", { class: "bounded" }, totals));
   chart?.destroy();
-  const style = getComputedStyle(document.documentElement);
-  const text = style.getPropertyValue("--text-2").trim() || "#888";
-  const grid = style.getPropertyValue("--border").trim() || "#ccc";
+  const text = resolved("--text-2");
+  const grid = resolved("--border");
   const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
   chart = new uPlot(
     {
       width: Math.max(240, figure.clientWidth || document.body.clientWidth - 24),
       height: CHART_HEIGHT,
       scales: { x: { time: false } },
-      axes: [{ ...axis, label: unit }, axis],
+      // Periods are whole: ticks on whole numbers only.
+      axes: [{ ...axis, label: unit, incrs: [1, 2, 5, 10, 20, 50] }, axis],
       legend: { show: false },
       series: [
         { label: "period" },
@@ -131,6 +131,19 @@ function draw(shell: Shell): void {
     [Array.from({ length: periods }, (_, index) => index + 1), ...drawn.map((entry) => entry.values)],
     figure,
   );
+}
+
+/**
+ * A colour variable as the canvas needs it: resolved by the browser (host variables and
+ * `light-dark()` fallbacks alike) through an element that wears it.
+ */
+function resolved(variable: string): string {
+  const probe = h("span", { class: "probe" });
+  probe.style.color = `var(${variable})`;
+  document.body.append(probe);
+  const colour = getComputedStyle(probe).color;
+  probe.remove();
+  return colour;
 }
 
 /** The colour of a drawn series, next to its name in the totals (set through CSSOM, which no CSP refuses). */

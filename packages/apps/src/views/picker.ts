@@ -4,6 +4,7 @@
 // Sheets.GetFilePickerStatus and tells the model which files were picked. The Google token stays
 // on the server's page: nothing here sees it.
 import { button, h, trimmed } from "../ui/dom.js";
+import { when } from "../ui/time.js";
 import { type Data, type Shell, startView } from "../ui/view.js";
 
 interface Picked {
