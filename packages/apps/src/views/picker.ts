@@ -47,9 +47,9 @@ function draw(shell: Shell, url: string, handle: string, expiresAt: string | und
     },
     { class: "primary" },
   );
-  const expiry = expiresAt
-    ? h("span", { class: "muted" }, `The link works until ${new Date(expiresAt).toLocaleTimeString()}.`)
-    : false;
+  const { timeZone, locale } = shell.context();
+  const until = expiresAt && when(expiresAt, timeZone, locale, true);
+  const expiry = until ? h("span", { class: "muted" }, `The link works until ${until}.`) : false;
   shell.show(
     h("section", { class: "picker" }, h("div", { class: "actions" }, choose, expiry), status, fallback),
   );
