@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build, transform } from "esbuild";
 
 const VIEWS = ["incidents", "oncall", "grid", "picker", "metrics"];
@@ -35,6 +36,59 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * Code the views' libraries bundle but a view never runs, replaced by stand-ins that throw when
+ * called (a view that did would fail its browser test): JSON Schema conversion both ways and zod's
+ * ahead-of-time compiler (the SDK checks tool schemas on the server and in clients, not in an App),
+ * and the browser JSON Schema validator the MCP client constructs (an App is no client). About a
+ * quarter of each view. Each stand-in exports the names of the module it stands in for.
+ */
+const LEFT_OUT = [
+  /[\\/]zod[\\/]v4[\\/]classic[\\/]from-json-schema\.js$/,
+  /[\\/]zod[\\/]v4[\\/]core[\\/](to-json-schema|json-schema-processors|json-schema-generator|compile)\.js$/,
+  /[\\/]@modelcontextprotocol[\\/]client[\\/]dist[\\/]cfWorkerProvider-[\w-]+\.mjs$/,
+];
+const leftOut = {
+  name: "left-out",
+  setup(bundler) {
+    bundler.onLoad({ filter: /\.m?js$/ }, async ({ path }) => {
+      if (!LEFT_OUT.some((pattern) => pattern.test(path))) return undefined;
+      const names = Object.keys(await import(pathToFileURL(path).href));
+      const stand = (name) =>
+        // Factories run when schemas are defined: they hand back a method that throws only when used.
+        name.startsWith("create")
+          ? `export const ${name} = () => fail;`
+          : name === "default"
+            ? "export default fail;"
+            : /Processors$/.test(name)
+              ? `export const ${name} = {};`
+              : `export const ${name} = fail;`;
+      const contents = [
+        `const fail = () => { throw new Error(${JSON.stringify(`left out of the views: ${path.split(/node_modules[\\/]/).at(-1)}`)}); };`,
+        ...names.map(stand),
+      ].join("\n");
+      return { contents, loader: "js" };
+    });
+  },
+};
+
+/**
+ * The MCP SDK's modules declare no `sideEffects`, so a bundler keeps each one a view imports from,
+ * used or not; their top-level code only defines things, so a module none of whose exports a view
+ * uses (the MCP client class and its OAuth code, beside the protocol an App is built on) is dropped.
+ */
+const sdkWithoutSideEffects = {
+  name: "sdk-without-side-effects",
+  setup(bundler) {
+    bundler.onResolve({ filter: /.*/ }, async ({ path, ...options }) => {
+      if (options.pluginData === "resolving") return undefined;
+      const resolved = await bundler.resolve(path, { ...options, pluginData: "resolving" });
+      const sdk = /[\\/]@modelcontextprotocol[\\/](client|core)[\\/]dist[\\/]/.test(resolved.path);
+      return sdk ? { ...resolved, sideEffects: false } : resolved;
+    });
+  },
+};
+
 mkdirSync(new URL("dist/views/", root), { recursive: true });
 for (const id of VIEWS) {
   const { outputFiles } = await build({
@@ -46,7 +100,7 @@ for (const id of VIEWS) {
     target: "es2022",
     legalComments: "none",
     write: false,
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, leftOut, sdkWithoutSideEffects],
     logLevel: "warning",
   });
   const own = existsSync(new URL(`src/views/${id}.css`, root)) ? read(`src/views/${id}.css`) : "";
