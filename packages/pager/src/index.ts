@@ -11,8 +11,8 @@ import { listOnCalls } from "./tools/listOnCalls.js";
 import { listSchedules } from "./tools/listSchedules.js";
 import { listServices } from "./tools/listServices.js";
 import { listTeams } from "./tools/listTeams.js";
-import { refreshIncidents } from "./tools/refreshIncidents.js";
 import { listUsers } from "./tools/listUsers.js";
+import { refreshIncidents } from "./tools/refreshIncidents.js";
 import { searchUsers } from "./tools/searchUsers.js";
 import { whoAmI } from "./tools/whoAmI.js";
 
