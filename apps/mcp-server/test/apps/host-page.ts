@@ -15,7 +15,11 @@ type Exposed = {
   hostOpenLink(url: string): Promise<void>;
 };
 type HostWindow = Window &
-  Exposed & { mount(mount: Mount): Promise<void>; context(change: McpUiHostContext): void };
+  Exposed & {
+    mount(mount: Mount): Promise<void>;
+    context(change: McpUiHostContext): void;
+    teardown(): Promise<void>;
+  };
 const host = window as unknown as HostWindow;
 let bridge: AppBridge | undefined;
 let current: McpUiHostContext = {};
@@ -86,4 +90,8 @@ host.mount = async ({ html, csp, args, result, context }) => {
 host.context = (context) => {
   current = context;
   bridge?.setHostContext(context);
+};
+
+host.teardown = async () => {
+  await bridge?.teardownResource({});
 };

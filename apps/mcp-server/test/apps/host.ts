@@ -27,7 +27,11 @@ export interface Mount {
 }
 
 /** The host page's functions, as Playwright reaches them. */
-type HostPage = { mount(mount: Mount): Promise<void>; context(change: McpUiHostContext): void };
+type HostPage = {
+  mount(mount: Mount): Promise<void>;
+  context(change: McpUiHostContext): void;
+  teardown(): Promise<void>;
+};
 
 /** A light and a dark host, as their style variables would paint them. */
 export const THEMES = {
@@ -79,6 +83,10 @@ export interface Host {
   show(tool: string, args: Record<string, unknown>, context?: McpUiHostContext): Promise<void>;
   /** Changes the host context, as a host does when its theme changes. */
   context(context: McpUiHostContext): Promise<void>;
+  /** Moves the view out of the browser's viewport (`away`) or back, as scrolling the chat would. */
+  scrollAway(away: boolean): Promise<void>;
+  /** Tears the view down, as a host does before removing it. */
+  teardown(): Promise<void>;
   /** Saves a picture of the view as `<name>.png`. */
   screenshot(name: string): Promise<void>;
   /** Runs `then` when the view opens a link (the picker page). */
@@ -103,7 +111,7 @@ async function openHost(
 ): Promise<Host> {
   const context = await browser.newContext({ viewport: { width: 600, height: 900 } });
   const page = await context.newPage();
-  const host: Omit<Host, "page" | "view" | "show" | "context" | "screenshot" | "onLink" | "close"> = {
+  const host: Pick<Host, "calls" | "modelContext" | "links" | "viewRequests" | "console"> = {
     calls: [],
     modelContext: [],
     links: [],
@@ -176,6 +184,17 @@ async function openHost(
         (value: unknown) => (globalThis as unknown as HostPage).context(value as McpUiHostContext),
         change as unknown,
       );
+    },
+    async scrollAway(away) {
+      await page.locator("#view").evaluate(
+        (frame, margin) => {
+          (frame as unknown as { style: { marginTop: string } }).style.marginTop = margin;
+        },
+        away ? "5000px" : "0px",
+      );
+    },
+    async teardown() {
+      await page.evaluate(() => (globalThis as unknown as HostPage).teardown());
     },
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });

@@ -175,6 +175,36 @@ describe("the Drive picker view", () => {
   });
 });
 
+describe("polling from a view (the picker's status; the incidents' refresh alike)", () => {
+  const statusCalls = (h: Host) =>
+    h.calls.filter((call) => call.name === "Sheets_GetFilePickerStatus").length;
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("pauses while the view is off screen, resumes on screen, and stops at teardown", {
+    timeout: 60_000,
+  }, async () => {
+    const h = await open();
+    // No link opens: the pick never comes, so the view keeps asking every 2 s.
+    await h.show("Sheets_GenerateFilePickerUrl", {});
+    await h.view.getByRole("button", { name: "Choose in Drive" }).click();
+    await expect.poll(() => statusCalls(h), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+
+    await h.scrollAway(true);
+    await wait(2_500);
+    const away = statusCalls(h);
+    await wait(5_000);
+    expect(statusCalls(h)).toBe(away);
+
+    await h.scrollAway(false);
+    await expect.poll(() => statusCalls(h), { timeout: 10_000 }).toBeGreaterThan(away);
+    await h.teardown();
+    await wait(2_500);
+    const tornDown = statusCalls(h);
+    await wait(5_000);
+    expect(statusCalls(h)).toBe(tornDown);
+  });
+});
+
 describe("the metrics view", () => {
   it("draws one point per period of a metrics tool's series", async () => {
     const h = await open();
