@@ -4,7 +4,8 @@ import type { CatalogMode, ToolRegistry } from "@toolkits/core/mcp";
 /**
  * Which of the server's tools one request may see and call: the server's own selection (its
  * flags), narrowed by what the request carries (a connector URL's selection, the token's scopes).
- * A view only ever narrows; it can never add a tool the server does not serve.
+ * A view only ever narrows the server's tools; the one thing it adds, for a client taking MCP
+ * Apps views (`apps`), is the read-only app-only tools of the views its admitted tools name.
  */
 export interface View {
   /** Identifies what the view admits: equal ids admit the same tools, and share one registry. */
