@@ -6,6 +6,7 @@ export const PUBLISHED_PACKAGES = [
   "packages/pager",
   "packages/sheets",
   "packages/marketing",
+  "packages/apps",
   "apps/mcp-server",
 ];
 

@@ -6,9 +6,9 @@
 // ajv, the sign-in and HTTP auth stacks) is imported where it is used, which leaves it in chunks of
 // its own that load on demand, and pino is required on the first line logged, so its code sits in
 // the main chunk but runs only then.
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { toMcpTool } from "@toolkits/core/mcp";
 import { build } from "esbuild";
 
@@ -100,3 +100,13 @@ chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);
 const { TOOLKITS } = await import("../dist/toolkits.js");
 const tools = Object.values(TOOLKITS).flatMap((kit) => kit.tools.map(toMcpTool));
 writeFileSync(new URL("../dist/tools.json", import.meta.url), JSON.stringify(tools));
+
+// The MCP Apps views, built by @toolkits/apps: read next to the bundle (its `viewHtml` looks in
+// `../dist/views/` from the module that became part of it).
+cpSync(
+  fileURLToPath(new URL("views/", import.meta.resolve("@toolkits/apps"))),
+  fileURLToPath(new URL("../dist/views/", import.meta.url)),
+  {
+    recursive: true,
+  },
+);

@@ -2,6 +2,7 @@
 import { type Host, type Logger, memoryState } from "@toolkits/core";
 import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
+import { appToolsFor, withViews } from "./apps.js";
 import { prebuiltListing } from "./catalog.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
 import { stderrLogger } from "./logger.js";
@@ -64,14 +65,19 @@ async function serve(options: ServerOptions): Promise<void> {
   const registryFor = (host: Host) => {
     const prebuilt = prebuiltListing();
     const mentionable = toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name));
-    return registries(tools, (admitted, catalog) =>
-      createToolRegistry(admitted, host, {
+    return registries(tools, (admitted, catalog, apps) => {
+      const mode = catalog ?? options.catalog;
+      // Views decorate tools as listed: the search catalogue lists none of them.
+      const views = options.apps === "on" && mode === "full" ? apps : undefined;
+      const served = views ? [...admitted, ...appToolsFor(admitted, views)] : admitted;
+      const registry = createToolRegistry(served, host, {
         names: options.toolNames,
-        catalog: catalog ?? options.catalog,
+        catalog: mode,
         prebuilt,
         mentionable,
-      }),
-    );
+      });
+      return views ? withViews(registry) : registry;
+    });
   };
   if (options.transport === "stdio") {
     const pages = toolkitPages(toolkits, state);
@@ -79,6 +85,7 @@ async function serve(options: ServerOptions): Promise<void> {
     return serveStdio(registryFor(await hostFor(pagesUrl)), logger, {
       maxMessageBytes: options.maxMessageBytes,
       shutdownGraceMs: options.shutdownGraceMs,
+      apps: options.apps === "on",
     });
   }
   // Loaded only for HTTP: the auth stack stays out of a stdio start-up.

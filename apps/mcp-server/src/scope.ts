@@ -1,6 +1,7 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/server";
+import { UI_EXTENSION, VIEW_MIME_TYPE } from "@toolkits/apps";
 import { type McpCallScope, type UrlElicitationForm, urlElicitationFor } from "@toolkits/core/mcp";
-import type { View } from "./views.js";
+import type { AppsClient, View } from "./views.js";
 
 /** Who is calling, as the transport's authentication decided it (see http/guards/auth.ts). */
 export interface Caller {
@@ -84,6 +85,29 @@ export function elicitationOf(
     return () => form;
   }
   return async () => urlElicitationFor({ era, capabilities: await initialized() });
+}
+
+/**
+ * The one rule for whether a request's client takes MCP Apps views: a modern request says in its
+ * envelope's capabilities (`declared`, else known not to: undefined); a legacy client said at
+ * `initialize`, when the transport kept it (`known`: stdio's connection); a stateless legacy
+ * request, whose `initialize` went elsewhere, is `unknown`, as is a modern one without capabilities.
+ */
+export function appsOf(
+  era: Era,
+  params: unknown,
+  initialized: ClientCapabilities | undefined,
+  known: boolean,
+): AppsClient | undefined {
+  const capabilities =
+    era === "modern"
+      ? (metaOf(params)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined)
+      : initialized;
+  if (!capabilities) return era === "legacy" && known ? undefined : "unknown";
+  const ui = capabilities.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
+  if (!ui) return undefined;
+  // A client naming MIME types renders only those; one naming none takes the extension's one.
+  return !Array.isArray(ui.mimeTypes) || ui.mimeTypes.includes(VIEW_MIME_TYPE) ? "declared" : undefined;
 }
 
 /** The scope of one tool call of `request`: its id, a signal also stopped by `stop`, and its progress sink. */

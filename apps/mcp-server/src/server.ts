@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Implementation } from "@modelcontextprotocol/server";
-import { createMcpServer, type ScopeOf, type ToolRegistry } from "@toolkits/core/mcp";
+import { UI_EXTENSION, VIEW_MIME_TYPE } from "@toolkits/apps";
+import { createMcpServer, type RegistryFor, type ScopeOf, type ToolRegistry } from "@toolkits/core/mcp";
 
 /** This package's version, shown by `--version` and in the MCP server info. */
 export const VERSION: string = JSON.parse(
@@ -10,22 +11,35 @@ export const VERSION: string = JSON.parse(
 /** The server's identity in `initialize` and `server/discover` answers and on 2026-07-28 results. */
 export const SERVER_INFO: Implementation = { name: "toolkits-mcp", version: VERSION };
 
+/** What the server declares of MCP Apps when it serves views: the one MIME type of its views. */
+const APPS_EXTENSION = { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } };
+
+/** How `createServerFor` serves besides its registry. */
+export interface ServingOptions {
+  /** `--apps on`: declare the MCP Apps extension; the lists, which then differ by client, are cached privately only. */
+  apps?: boolean;
+  /** The registry of each request, where one server answers requests of several views (stdio). */
+  perRequest?: Extract<RegistryFor, (...args: never[]) => unknown>;
+}
+
 /**
- * An MCP server answering from a prebuilt registry, for any protocol revision, scoping each tool
- * call with `scopeOf`. Cheap to create, so the HTTP transport makes one per request without
- * re-registering any tool.
+ * An MCP server answering from a prebuilt registry (or, with `perRequest`, each request's), for
+ * any protocol revision, scoping each tool call with `scopeOf`. Cheap to create, so the HTTP
+ * transport makes one per request without re-registering any tool.
  */
 export function createServerFor(
   registry: ToolRegistry,
   scopeOf: ScopeOf,
+  { apps = false, perRequest }: ServingOptions = {},
 ): ReturnType<typeof createMcpServer> {
   const separator = registry.names.form === "dotted" ? "." : "_";
   const prefix = (toolkit: string) => `${toolkit}${separator}*`;
   return createMcpServer(
-    registry,
+    perRequest ?? registry,
     {
       ...SERVER_INFO,
       instructions: `Tools for incident management (${prefix("Pager")}), spreadsheets (${prefix("Sheets")}) and marketing messaging (${prefix("MarketingApi")}).`,
+      ...(apps && { extensions: APPS_EXTENSION, listsVary: true }),
     },
     scopeOf,
   );

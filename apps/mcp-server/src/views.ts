@@ -4,7 +4,8 @@ import type { CatalogMode, ToolRegistry } from "@toolkits/core/mcp";
 /**
  * Which of the server's tools one request may see and call: the server's own selection (its
  * flags), narrowed by what the request carries (a connector URL's selection, the token's scopes).
- * A view only ever narrows; it can never add a tool the server does not serve.
+ * A view only ever narrows the server's tools; the one thing it adds, for a client taking MCP
+ * Apps views (`apps`), is the read-only app-only tools of the views its admitted tools name.
  */
 export interface View {
   /** Identifies what the view admits: equal ids admit the same tools, and share one registry. */
@@ -13,12 +14,25 @@ export interface View {
   admits(tool: AnyToolDefinition): boolean;
   /** The catalogue mode, when the view sets one (e.g. `search`); else the server's own. */
   readonly catalog?: CatalogMode;
+  /**
+   * How the request's client takes MCP Apps views, when it may take them (see scope.ts `appsOf`):
+   * the listing then names each view in `_meta.ui` and adds the views' app-only tools. Unset: a
+   * client known to take none, which sees the listing without either.
+   */
+  readonly apps?: AppsClient;
 }
+
+/** A client that declared MCP Apps (`declared`), or one that may render them unannounced (`unknown`). */
+export type AppsClient = "declared" | "unknown";
 
 /** The server's own selection, as its flags made it: every tool it serves. */
 export const WHOLE: View = { id: "", admits: () => true };
 
-/** A view admitting what every one of `views` admits; the last catalogue mode set wins. */
+/** The view of a client taking views as `apps` says; WHOLE for one known to take none. */
+export const appsView = (apps: AppsClient | undefined): View =>
+  apps ? { id: `apps:${apps}`, admits: () => true, apps } : WHOLE;
+
+/** A view admitting what every one of `views` admits; the last catalogue mode and apps client set win. */
 export function within(...views: readonly View[]): View {
   const narrowing = views.filter((view) => view.id !== "");
   if (narrowing.length <= 1) return narrowing[0] ?? WHOLE;
@@ -26,6 +40,7 @@ export function within(...views: readonly View[]): View {
     id: narrowing.map((view) => view.id).join("&"),
     admits: (tool) => narrowing.every((view) => view.admits(tool)),
     catalog: narrowing.reduce<CatalogMode | undefined>((mode, view) => view.catalog ?? mode, undefined),
+    apps: narrowing.reduce<AppsClient | undefined>((apps, view) => view.apps ?? apps, undefined),
   };
 }
 
@@ -35,13 +50,13 @@ export function within(...views: readonly View[]): View {
  */
 export function registries(
   tools: readonly AnyToolDefinition[],
-  build: (tools: readonly AnyToolDefinition[], catalog?: CatalogMode) => ToolRegistry,
+  build: (tools: readonly AnyToolDefinition[], catalog?: CatalogMode, apps?: AppsClient) => ToolRegistry,
 ): (view: View) => ToolRegistry {
   const built = new Map<string, ToolRegistry>();
   return (view) => {
     let registry = built.get(view.id);
     if (!registry) {
-      registry = build(view.id === "" ? tools : tools.filter(view.admits), view.catalog);
+      registry = build(view.id === "" ? tools : tools.filter(view.admits), view.catalog, view.apps);
       built.set(view.id, registry);
     }
     return registry;

@@ -54,13 +54,13 @@ const modern = (method: string, name?: string) => ({
 });
 
 describe("HTTP on the 2026-07-28 revision", () => {
-  it("gives the tool list a cache lifetime any client may share", async () => {
+  it("gives the tool list a cache lifetime for the asking client alone, as it differs by client (MCP Apps; public with --apps off: test/apps)", async () => {
     const { status, body } = await post(modern("tools/list"), {
       method: "tools/list",
       params: { _meta: META },
     });
     expect(status).toBe(200);
-    expect(body.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+    expect(body.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "private" });
   });
 
   it("refuses a request whose Mcp-Method or Mcp-Name header disagrees with its body", async () => {

@@ -12,6 +12,7 @@ import { listSchedules } from "./tools/listSchedules.js";
 import { listServices } from "./tools/listServices.js";
 import { listTeams } from "./tools/listTeams.js";
 import { listUsers } from "./tools/listUsers.js";
+import { refreshIncidents } from "./tools/refreshIncidents.js";
 import { searchUsers } from "./tools/searchUsers.js";
 import { whoAmI } from "./tools/whoAmI.js";
 
@@ -37,6 +38,7 @@ export {
   listServices,
   listTeams,
   listUsers,
+  refreshIncidents,
   searchUsers,
   whoAmI,
 };

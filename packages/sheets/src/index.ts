@@ -2,6 +2,7 @@ import type { AnyToolDefinition, Toolkit } from "@toolkits/core";
 import { addNoteToCell } from "./tools/addNoteToCell.js";
 import { createSpreadsheet } from "./tools/createSpreadsheet.js";
 import { generateFilePickerUrl } from "./tools/generateFilePickerUrl.js";
+import { getFilePickerStatus } from "./tools/getFilePickerStatus.js";
 import { getSpreadsheet } from "./tools/getSpreadsheet.js";
 import { getSpreadsheetMetadata } from "./tools/getSpreadsheetMetadata.js";
 import { searchSpreadsheets } from "./tools/searchSpreadsheets.js";
@@ -19,7 +20,7 @@ export {
   type UserInfo,
 } from "./client.js";
 export { ORDER_BY_VALUES, queryLiteral, spreadsheetQuery } from "./drive.js";
-export { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
+export { handlePickerRequest, PICKER_ID, PICKER_PATH } from "./picker/handler.js";
 
 import { handlePickerRequest, PICKER_PATH } from "./picker/handler.js";
 import { GOOGLE_APIS } from "./upstreams.js";
@@ -41,6 +42,7 @@ export {
   addNoteToCell,
   createSpreadsheet,
   generateFilePickerUrl,
+  getFilePickerStatus,
   getSpreadsheet,
   getSpreadsheetMetadata,
   searchSpreadsheets,

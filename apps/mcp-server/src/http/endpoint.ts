@@ -4,6 +4,7 @@ import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import type { CallHeaders, Dispatcher } from "../dispatch.js";
 import {
+  appsOf,
   type Caller,
   callScopeOf,
   elicitationOf,
@@ -12,7 +13,7 @@ import {
   type RequestScope,
 } from "../scope.js";
 import { createServerFor } from "../server.js";
-import { type View, WHOLE } from "../views.js";
+import { appsView, type View } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
 import { CallsInFlight, callIds, cancelledRequestId, exchangeSignal } from "./inflight.js";
@@ -36,6 +37,8 @@ export interface EndpointOptions {
   graceOver: AbortSignal;
   /** Per-user mode: legacy clients' capabilities, kept between their stateless requests. */
   clients?: ClientMemory;
+  /** `--apps on`: MCP Apps views for the clients that take them. */
+  apps?: boolean;
   logger: Logger;
 }
 
@@ -62,12 +65,15 @@ export function mcpEndpoint(
     ({ requestInfo }) => {
       const request = requestInfo && pending.get(requestInfo);
       if (!request) throw new Error("A request reached the SDK without its scope.");
-      return createServerFor(registryOf(request.scope.view), (ctx, _initialized, progress) =>
-        callScopeOf(request.scope, {
-          id: ctx.mcpReq.id,
-          signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
-          progress,
-        }),
+      return createServerFor(
+        registryOf(request.scope.view),
+        (ctx, _initialized, progress) =>
+          callScopeOf(request.scope, {
+            id: ctx.mcpReq.id,
+            signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
+            progress,
+          }),
+        { apps: options.apps },
       );
     },
     {
@@ -85,7 +91,10 @@ export function mcpEndpoint(
     if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
     const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
-    const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, clients);
+    const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, {
+      clients,
+      apps: options.apps,
+    });
     const inFlight = calls.open(who.caller.key, callIds(body), signal);
     res.once("close", inFlight.close);
     await dispatcher.dispatch(
@@ -118,14 +127,15 @@ export function mcpEndpoint(
 /**
  * The scope of one `/mcp` request, built once: a single message with a 2026-07-28 envelope is
  * modern, anything else legacy (whose URL elicitation comes from what the client declared at
- * `initialize`, remembered per person; unknown without per-user mode).
+ * `initialize`, remembered per person; unknown without per-user mode). Whether it takes MCP Apps
+ * views is known from a modern envelope; a stateless legacy request's is unknown.
  */
 function requestScope(
   body: unknown,
   headers: CallHeaders,
   caller: Caller,
   signal: AbortSignal,
-  clients: ClientMemory | undefined,
+  { clients, apps }: Pick<EndpointOptions, "clients" | "apps">,
 ): RequestScope {
   const message = Array.isArray(body)
     ? undefined
@@ -141,7 +151,7 @@ function requestScope(
     revision: revision ?? headers["mcp-protocol-version"],
     signal,
     urlElicitation,
-    view: WHOLE,
+    view: appsView(apps ? appsOf(era, params, undefined, false) : undefined),
   };
 }
 

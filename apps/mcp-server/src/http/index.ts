@@ -85,6 +85,7 @@ export async function listenHttp(
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
         clients: serving?.clients,
+        apps: options.apps === "on",
         logger,
       });
       const answer = route({

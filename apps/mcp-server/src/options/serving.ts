@@ -108,6 +108,13 @@ export const SERVING = {
     default: "full",
     help: "full (list every tool) or search (list search_tools and call_tool only, for clients with small tool budgets)",
   }),
+  apps: inTools({
+    flag: "--apps <switch>",
+    env: "MCP_APPS",
+    parse: oneOf(["on", "off"] as const),
+    default: "on",
+    help: "on: MCP Apps views (incidents, on call, sheet grid, Drive picker, metrics) for clients that render them; off: text only for every client",
+  }),
   sandbox: inTools({
     flag: "--sandbox",
     env: "MCP_SANDBOX",

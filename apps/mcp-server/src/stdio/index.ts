@@ -22,6 +22,8 @@ export interface StdioOptions {
    * milliseconds; then tool calls are aborted and the process exits with 0.
    */
   shutdownGraceMs: number;
+  /** `--apps on`: MCP Apps views for a client that takes them. */
+  apps?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function serveStdio(
 ): Promise<void> {
   const registry = registryOf(WHOLE);
   const { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs } = options;
-  const session = new StdioSession();
+  const session = new StdioSession(options.apps);
   const unanswered = new Unanswered();
   const dispatcher = createDispatcher(registryOf, SERVER_INFO);
   const guard = new LineGuard(maxBytes, (line) => refuse(line, { wire, logger, maxBytes }));
@@ -74,8 +76,15 @@ export async function serveStdio(
   const wire = new TrackingTransport(guard, unanswered, () => lifecycle.stop(TRANSPORT_CLOSED), intercept);
   const served = serveStdioEntry(
     () =>
-      createServerFor(registry, (ctx, _initialized, progress) =>
-        session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress }),
+      createServerFor(
+        registry,
+        (ctx, _initialized, progress) =>
+          session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress }),
+        {
+          apps: options.apps,
+          // One server for the connection; each request's own envelope may change what it sees.
+          perRequest: (ctx) => registryOf(session.view({ _meta: ctx.mcpReq.envelope })),
+        },
       ),
     { transport: wire, onerror: (error) => logger.debug("stdio message refused", { error: error.message }) },
   );

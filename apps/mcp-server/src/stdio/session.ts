@@ -3,6 +3,7 @@ import { type FollowingSignal, followSignals } from "@toolkits/core";
 import type { McpCallScope } from "@toolkits/core/mcp";
 import {
   ANONYMOUS,
+  appsOf,
   callScopeOf,
   type Era,
   elicitationOf,
@@ -10,7 +11,7 @@ import {
   eraOf,
   type RequestScope,
 } from "../scope.js";
-import { WHOLE } from "../views.js";
+import { appsView, type View, WHOLE } from "../views.js";
 import type { RequestId } from "./lines.js";
 
 /**
@@ -25,6 +26,9 @@ export class StdioSession {
   readonly #stopping = new AbortController();
   readonly #calls = new Map<RequestId, FollowingSignal>();
   readonly #sdkBound = new Map<RequestId, RequestScope>();
+
+  /** `apps`: `--apps on`, MCP Apps views for a client that takes them. */
+  constructor(private readonly apps = false) {}
 
   /** Learns from each message read: the era, the client's capabilities, cancellations. */
   observe(message: JSONRPCMessage): void {
@@ -49,12 +53,20 @@ export class StdioSession {
       revision: this.#revision,
       signal: this.#stopping.signal,
       urlElicitation: elicitationOf(era, params, () => this.#capabilities),
-      // Over stdio the server's own flags are the whole selection.
-      view: WHOLE,
+      view: this.view(params),
     };
     if ("id" in message && "method" in message && message.method === "tools/call")
       this.#sdkBound.set(message.id, scope);
     return scope;
+  }
+
+  /**
+   * The view of a request with `params`: over stdio the server's own flags are the whole selection,
+   * and whether the client takes MCP Apps views is known (its envelope, or its `initialize`).
+   */
+  view(params: unknown): View {
+    if (!this.apps) return WHOLE;
+    return appsView(appsOf(this.#era ?? "legacy", params, this.#capabilities, true));
   }
 
   /** The scope of a tool call the SDK hands over, with its own signal and progress sink. */

@@ -233,28 +233,29 @@ function pagerduty(person: string, path: string): Answer {
   };
   if (path === "/users/me") return { status: 200, body: { user } };
   if (path === "/oncalls") return { status: 200, body: { oncalls: [], limit: 100, offset: 0, more: false } };
-  if (path === "/incidents") {
-    const incidents = data.incidentIds.map((id, index) => ({
-      id,
-      type: "incident",
-      summary: data.incidentTitles[index],
-      incident_number: index + 1,
-      title: data.incidentTitles[index],
-      status: "triggered",
-      urgency: "high",
-      created_at: "2026-01-01T00:00:00Z",
-      service: {
-        id: `PS${person.toUpperCase()}`,
-        type: "service_reference",
-        summary: `${title(person)}'s service`,
-      },
-      teams: [],
-      assignments: [
-        { at: "2026-01-01T00:00:00Z", assignee: { id: user.id, type: "user_reference", summary: user.name } },
-      ],
-    }));
-    return { status: 200, body: { incidents, limit: 25, offset: 0, more: false } };
-  }
+  const incidents = data.incidentIds.map((id, index) => ({
+    id,
+    type: "incident",
+    summary: data.incidentTitles[index],
+    incident_number: index + 1,
+    title: data.incidentTitles[index],
+    status: "triggered",
+    urgency: "high",
+    created_at: "2026-01-01T00:00:00Z",
+    service: {
+      id: `PS${person.toUpperCase()}`,
+      type: "service_reference",
+      summary: `${title(person)}'s service`,
+    },
+    teams: [],
+    assignments: [
+      { at: "2026-01-01T00:00:00Z", assignee: { id: user.id, type: "user_reference", summary: user.name } },
+    ],
+  }));
+  if (path === "/incidents") return { status: 200, body: { incidents, limit: 25, offset: 0, more: false } };
+  // One of the person's own incidents; anyone else's is not found, as PagerDuty answers another account's.
+  const incident = incidents.find((entry) => path === `/incidents/${entry.id}`);
+  if (incident) return { status: 200, body: { incident } };
   return { status: 404, body: { error: { message: "Not Found", code: 2100 } } };
 }
 

@@ -4,6 +4,9 @@ import type {
   ClientCapabilities,
   Implementation,
   InputRequiredResult,
+  JSONObject,
+  ReadResourceResult,
+  Resource,
   McpServer as SdkServer,
   ServerContext,
   Tool,
@@ -98,6 +101,15 @@ export interface ToolRegistry {
    * input-required result (2026-07-28) or thrown as UrlElicitationRequiredError (2025-11-25, -32042).
    */
   call(name: string, args: unknown, scope: McpCallScope): Promise<CallResult>;
+  /** Resources served beside the tools (e.g. MCP Apps views); none when absent. */
+  readonly resources?: ResourceCatalog;
+}
+
+/** Resources a registry serves: what `resources/list` lists, and how each reads. */
+export interface ResourceCatalog {
+  readonly listing: readonly Resource[];
+  /** A listed resource's `resources/read` answer; undefined for a URI it does not serve. */
+  read(uri: string): Promise<ReadResourceResult | undefined>;
 }
 
 /** What a tool call answers: its result, or (2026-07-28) a request for the caller's input first. */
@@ -218,22 +230,37 @@ function unknownTool(name: string, catalog: CatalogMode): CallToolResult {
   return errorResult(`invalid_input: Tool ${name} does not exist on this server. ${where}`);
 }
 
-/** Identity and instructions of a server built by `createMcpServer`. */
+/** Identity and instructions of a server built by `createMcpServer`, and what it declares. */
 export interface McpServerInfo extends Implementation {
   instructions?: string;
+  /** Extensions the server declares in its capabilities, by id (e.g. `io.modelcontextprotocol/ui`). */
+  extensions?: Record<string, JSONObject>;
+  /**
+   * Whether the tool and resource lists differ by client (e.g. by the extensions it declares):
+   * then they carry a `private` cache hint, never `public`.
+   */
+  listsVary?: boolean;
 }
 
 /** The lists never change while a server runs: any client may keep them for an hour. */
 const LIST_CACHE: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: "public" };
+/** Lists that differ by client: only the client that asked may keep them. */
+const VARYING_LIST_CACHE: CacheHint = { ...LIST_CACHE, cacheScope: "private" };
+
+/** The registry a request is answered from: one for every request, or one picked per request. */
+export type RegistryFor = ToolRegistry | ((ctx: ServerContext) => ToolRegistry);
 
 /**
  * An MCP server answering from `registry`, for any protocol revision the SDK serves (2026-07-28,
- * with cache hints on its lists, and the 2025 revisions). It has tools only; the empty prompt and
- * resource lists are there because 2026-07-28 clients may ask any server for them. Cheap to
- * create: the HTTP transport makes one per request, without registering a tool.
+ * with cache hints on its lists, and the 2025 revisions). It has tools, and the registry's
+ * resources if it has any; the empty prompt list (and resource list, without resources) is there
+ * because 2026-07-28 clients may ask any server for them. Cheap to create: the HTTP transport makes
+ * one per request, without registering a tool. A function `registry` picks the registry of each
+ * request (one server for a connection whose requests see different tools, as over stdio); such a
+ * server checks no `Mcp-Param-*` headers, which only HTTP has.
  */
 export function createMcpServer(
-  registry: ToolRegistry,
+  registry: RegistryFor,
   info: McpServerInfo,
   scopeOf: ScopeOf = sdkCallScope,
 ): SdkServer {
@@ -247,41 +274,52 @@ export function createMcpServer(
  */
 class RegistryServer extends McpServer {
   constructor(
-    private readonly registry: ToolRegistry,
-    { instructions, ...implementation }: McpServerInfo,
+    private readonly registry: RegistryFor,
+    { instructions, extensions, listsVary, ...implementation }: McpServerInfo,
     scopeOf: ScopeOf,
   ) {
+    const lists = listsVary ? VARYING_LIST_CACHE : LIST_CACHE;
     super(implementation, {
       instructions,
       cacheHints: {
-        "tools/list": LIST_CACHE,
+        "tools/list": lists,
         "prompts/list": LIST_CACHE,
-        "resources/list": LIST_CACHE,
+        "resources/list": lists,
         "resources/templates/list": LIST_CACHE,
       },
     });
     const low = this.server;
-    low.registerCapabilities({ tools: { listChanged: false }, prompts: {}, resources: {} });
-    low.setRequestHandler("tools/list", () => ({ tools: [...registry.listing] }));
+    const of = typeof registry === "function" ? registry : () => registry;
+    low.registerCapabilities({
+      tools: { listChanged: false },
+      prompts: {},
+      resources: {},
+      ...(extensions && { extensions }),
+    });
+    low.setRequestHandler("tools/list", (_request, ctx) => ({ tools: [...of(ctx).listing] }));
     low.setRequestHandler("tools/call", async (request, ctx) => {
       const sink = progressSink(ctx);
       const scope = scopeOf(ctx, low.getClientCapabilities(), sink.progress);
       try {
-        return await registry.call(request.params.name, request.params.arguments, scope);
+        return await of(ctx).call(request.params.name, request.params.arguments, scope);
       } finally {
         await sink.drained();
       }
     });
     low.setRequestHandler("prompts/list", () => ({ prompts: [] }));
-    low.setRequestHandler("resources/list", () => ({ resources: [] }));
+    low.setRequestHandler("resources/list", (_request, ctx) => ({
+      resources: [...(of(ctx).resources?.listing ?? [])],
+    }));
     low.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
-    low.setRequestHandler("resources/read", (request) => {
-      throw new ResourceNotFoundError(request.params.uri);
+    low.setRequestHandler("resources/read", async (request, ctx) => {
+      const read = await of(ctx).resources?.read(request.params.uri);
+      if (!read) throw new ResourceNotFoundError(request.params.uri);
+      return read;
     });
   }
 
   override toolInputSchemaJson(name: string): Record<string, unknown> | undefined {
-    return this.registry.inputSchema(name);
+    return typeof this.registry === "function" ? undefined : this.registry.inputSchema(name);
   }
 }
 

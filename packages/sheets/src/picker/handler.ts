@@ -4,6 +4,8 @@ import { findPickerSession, type PickedFile, recordPick } from "./session.js";
 
 /** Path prefix of every picker URL; the session id follows it. */
 export const PICKER_PATH = "/sheets/picker/";
+/** The form of a picker session id, the last segment of its URL. */
+export const PICKER_ID = /^[A-Za-z0-9_-]{16,64}$/;
 const ROUTE = /^\/sheets\/picker\/([A-Za-z0-9_-]{16,64})(\/picked)?\/?$/;
 const MAX_FILES = 100;
 const MAX_TEXT = 2_000;

@@ -1,0 +1,15 @@
+import { defineTool } from "@toolkits/core";
+import { listIncidents } from "./listIncidents.js";
+
+/**
+ * The incidents view's refresh: `Pager.ListIncidents` again, under a name of its own so a host that
+ * renders views lists it for the view only (`visibility: ["app"]`) and the model never sees a
+ * second way to list incidents. Read-only, so a host that shows it to the model anyway does no harm.
+ */
+export const refreshIncidents = defineTool({
+  ...listIncidents,
+  name: "Pager.RefreshIncidents",
+  title: "Refresh incidents",
+  description:
+    "Re-reads the incidents an incidents view shows: the same filters and answer as Pager.ListIncidents. For views; models call Pager.ListIncidents.",
+});
