@@ -57,6 +57,20 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * pino, required on the first line logged (src/logger.ts), is bundled apart as dist/pino.cjs and
+ * required from there: most runs log nothing at the default level, and its code (about 150 KB)
+ * would otherwise be parsed at every start.
+ */
+const pinoApart = {
+  name: "pino-apart",
+  setup(bundler) {
+    bundler.onResolve({ filter: /^pino$/ }, ({ kind }) =>
+      kind === "require-call" ? { path: "./pino.cjs", external: true } : undefined,
+    );
+  },
+};
+
 /** Whether esbuild reads the module at `path` as CommonJS. */
 async function isCommonJs(path) {
   const { metafile } = await build({
@@ -91,7 +105,19 @@ await build({
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
   },
-  plugins: [commonJsNamedExports, zodEnglishOnly],
+  plugins: [commonJsNamedExports, zodEnglishOnly, pinoApart],
+  logLevel: "warning",
+});
+await build({
+  stdin: {
+    contents: 'module.exports = require("pino");',
+    resolveDir: fileURLToPath(new URL("../src", import.meta.url)),
+  },
+  outfile: "dist/pino.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
   logLevel: "warning",
 });
 chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
  */
 async function serve(options: ServerOptions): Promise<void> {
   const logger = stderrLogger(options.logLevel);
-  const { toolkits, tools } = selectTools(options);
+  const { toolkits, tools } = await selectTools(options);
   const team = options.credentials === "per-user" ? await openTeam(options, logger) : undefined;
   // One store for the tools and the pages, so a page serves the session a tool opened.
   const state = team?.state ?? memoryState();

@@ -5,7 +5,6 @@ import { invokeTool, parseArguments } from "../invoke.js";
 import { toolNames } from "../names.js";
 import { type AnyToolDefinition, defineTool, type ToolHints } from "../tool.js";
 import { callScope, errorResult, type McpCallScope, toCallToolResult, toMcpTool } from "./convert.js";
-import { createToolSearch } from "./search.js";
 
 /** `full` lists every tool; `search` lists `search_tools` and `call_tool` only. */
 export type CatalogMode = "full" | "search";
@@ -44,7 +43,8 @@ export function searchCatalog(
   entries: readonly Tool[],
   call: Call,
 ): SearchCatalog {
-  const search = createToolSearch(entries);
+  // The index is built on the first search: its library loads only for a server that searches.
+  let search: Promise<{ search(query: string, limit: number): Tool[] }> | undefined;
   const searchTools = defineTool({
     name: "search_tools",
     title: "Search tools",
@@ -56,7 +56,10 @@ export function searchCatalog(
     output: z.object({ tools: z.array(z.record(z.string(), z.unknown())) }),
     hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
     auth: {},
-    handler: async ({ query, limit }) => ({ tools: search.search(query, limit).map(summary) }),
+    handler: async ({ query, limit }) => {
+      search ??= import("./search.js").then(({ createToolSearch }) => createToolSearch(entries));
+      return { tools: (await search).search(query, limit).map(summary) };
+    },
   });
   const callTool = defineTool({
     name: "call_tool",
