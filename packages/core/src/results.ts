@@ -22,7 +22,7 @@ export function compact<T>(value: T): T {
   }
   if (!isRecord(value)) return value;
   let changed = false;
-  const kept: [string, unknown][] = [];
+  const kept: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const field = value[key];
     if (!isPresent(field)) {
@@ -31,9 +31,17 @@ export function compact<T>(value: T): T {
     }
     const compacted = compact(field);
     changed ||= compacted !== field;
-    kept.push([key, compacted]);
+    // Assigning `__proto__` would set the prototype; every other key assigns as it defines.
+    if (key === "__proto__")
+      Object.defineProperty(kept, key, {
+        value: compacted,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else kept[key] = compacted;
   }
-  return (changed ? Object.fromEntries(kept) : value) as T;
+  return (changed ? kept : value) as T;
 }
 
 const isPresent = (value: unknown): boolean => value !== null && value !== undefined;
