@@ -88,7 +88,7 @@ async function serve(options: ServerOptions): Promise<void> {
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
   // Per user, the pages serve each signed-in person their own sessions.
   const pages = toolkitPages(toolkits, state, serving?.visitors);
-  listening.serve(registryFor(serving?.host ?? host), pages, serving);
+  listening.serve(registryFor(serving?.host ?? host), { toolkits, tools }, pages, serving);
 }
 
 /**

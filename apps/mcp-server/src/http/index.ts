@@ -1,6 +1,7 @@
 import type { Server as NodeServer } from "node:http";
-import type { Logger } from "@toolkits/core";
+import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { connectors } from "../connectors/selection.js";
 import { createDispatcher } from "../dispatch.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
@@ -10,6 +11,7 @@ import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
 import { tokenVerifier } from "./auth/verify.js";
+import { metadataPathOf } from "./connectors.js";
 import { Drain } from "./drain.js";
 import { MCP_PATH, mcpEndpoint } from "./endpoint.js";
 import { authGuard } from "./guards/auth.js";
@@ -18,7 +20,7 @@ import { originGuard } from "./guards/origin.js";
 import { isLoopbackHost, listen } from "./listen.js";
 import { readiness } from "./ready.js";
 import { rpcError } from "./respond.js";
-import { METADATA_PATH, route } from "./routes.js";
+import { route } from "./routes.js";
 
 /** A bound HTTP server, waiting for the registry it will serve. */
 export interface ListeningHttp {
@@ -28,10 +30,17 @@ export interface ListeningHttp {
   /** The authentication it checks. */
   auth: HttpAuthConfig | undefined;
   /**
-   * Starts answering requests from the registry of each request's view, with the toolkits' `pages`
-   * outside authentication, and, per user, `team`'s connect pages, with every call made as its caller.
+   * Starts answering requests from the registry of each request's view (`/mcp`, and the connector
+   * URLs' selections of `served`), with the toolkits' `pages` outside authentication, and, per
+   * user, `team`'s connect pages, with every call made as its caller.
    */
-  serve(registryOf: (view: View) => ToolRegistry, pages?: Pages, team?: TeamServing): void;
+  serve(registryOf: (view: View) => ToolRegistry, served: Served, pages?: Pages, team?: TeamServing): void;
+}
+
+/** What the server serves: the toolkits it composes, and its own selection of their tools. */
+export interface Served {
+  toolkits: readonly Toolkit[];
+  tools: readonly AnyToolDefinition[];
 }
 
 /**
@@ -69,18 +78,21 @@ export async function listenHttp(
     server,
     publicUrl,
     auth,
-    serve(registryOf, pages, serving) {
+    serve(registryOf, served, pages, serving) {
       const whole = registryOf(WHOLE);
       // Only an authorization server gives clients something to discover.
-      const metadata = auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
+      const issuer = auth?.oauth?.issuer;
+      const metadata = issuer ? (path: string) => protectedResource(publicUrl, issuer, path) : undefined;
+      const authenticate = (path: string) =>
+        authGuard({
+          verifier,
+          resourceMetadataUrl: metadata && `${publicUrl}${metadataPathOf(path)}`,
+          perUser: serving !== undefined,
+        });
       const mcp = mcpEndpoint({
         registryOf,
         dispatcher: createDispatcher(registryOf, SERVER_INFO),
-        authenticate: authGuard({
-          verifier,
-          resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
-          perUser: serving !== undefined,
-        }),
+        authenticate: (req, res, path) => authenticate(path)(req, res),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
@@ -94,6 +106,7 @@ export async function listenHttp(
           originGuard({ allowed: options.allowedOrigins, own: new URL(publicUrl).origin, loopback }),
         ],
         mcp,
+        connectors: connectors(served.toolkits, served.tools),
         health: () => ({ status: "ok", tools: whole.listing.length }),
         ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
@@ -119,10 +132,10 @@ export async function listenHttp(
   };
 }
 
-/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the authorization server. */
-function protectedResource(publicUrl: string, issuer: string): string {
+/** The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization server. */
+function protectedResource(publicUrl: string, issuer: string, path: string): string {
   return JSON.stringify({
-    resource: `${publicUrl}${MCP_PATH}`,
+    resource: `${publicUrl}${path}`,
     authorization_servers: [issuer],
     bearer_methods_supported: ["header"],
   });
