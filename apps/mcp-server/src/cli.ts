@@ -4,6 +4,7 @@ import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
+import { iconSet, withIcons } from "./icons/index.js";
 import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options/index.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
@@ -61,16 +62,22 @@ async function serve(options: ServerOptions): Promise<void> {
     return host;
   };
   // Each view's registry is built once: every request, over either transport, reads one.
-  const registryFor = (host: Host) => {
+  // Each tool carries its toolkit's icons: served URLs over HTTP, data over stdio.
+  const registryFor = (host: Host, publicUrl?: string) => {
     const prebuilt = prebuiltListing();
     const mentionable = toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name));
+    const icons = iconSet(publicUrl);
     return registries(tools, (admitted, catalog) =>
-      createToolRegistry(admitted, host, {
-        names: options.toolNames,
-        catalog: catalog ?? options.catalog,
-        prebuilt,
-        mentionable,
-      }),
+      withIcons(
+        createToolRegistry(admitted, host, {
+          names: options.toolNames,
+          catalog: catalog ?? options.catalog,
+          prebuilt,
+          mentionable,
+        }),
+        icons,
+        toolkits,
+      ),
     );
   };
   if (options.transport === "stdio") {
@@ -88,7 +95,12 @@ async function serve(options: ServerOptions): Promise<void> {
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
   // Per user, the pages serve each signed-in person their own sessions.
   const pages = toolkitPages(toolkits, state, serving?.visitors);
-  listening.serve(registryFor(serving?.host ?? host), { toolkits, tools }, pages, serving);
+  listening.serve(
+    registryFor(serving?.host ?? host, listening.publicUrl),
+    { toolkits, tools },
+    pages,
+    serving,
+  );
 }
 
 /**

@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AuthInfo, type ClientCapabilities, createMcpHandler } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  type ClientCapabilities,
+  createMcpHandler,
+  type Implementation,
+} from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { CONNECTOR_FORM, SelectionError } from "../connectors/selection.js";
@@ -28,6 +33,8 @@ export interface ClientMemory {
 export interface EndpointOptions {
   /** The registry serving each view. */
   registryOf(view: View): ToolRegistry;
+  /** The server's identity, icons included. */
+  serverInfo: Implementation;
   dispatcher: Dispatcher;
   /** The front door for the MCP URL at `path`: who is calling, or undefined once it has answered. */
   authenticate(req: IncomingMessage, res: ServerResponse, path: string): Promise<Authenticated | undefined>;
@@ -74,12 +81,15 @@ export function mcpEndpoint(
     ({ requestInfo }) => {
       const request = requestInfo && pending.get(requestInfo);
       if (!request) throw new Error("A request reached the SDK without its scope.");
-      return createServerFor(registryOf(request.scope.view), (ctx, _initialized, progress) =>
-        callScopeOf(request.scope, {
-          id: ctx.mcpReq.id,
-          signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
-          progress,
-        }),
+      return createServerFor(
+        registryOf(request.scope.view),
+        (ctx, _initialized, progress) =>
+          callScopeOf(request.scope, {
+            id: ctx.mcpReq.id,
+            signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
+            progress,
+          }),
+        options.serverInfo,
       );
     },
     {

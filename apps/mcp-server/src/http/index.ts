@@ -3,10 +3,11 @@ import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { connectors } from "../connectors/selection.js";
 import { createDispatcher } from "../dispatch.js";
+import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
-import { SERVER_INFO } from "../server.js";
+import { serverInfo } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
@@ -89,9 +90,11 @@ export async function listenHttp(
           resourceMetadataUrl: metadata && `${publicUrl}${metadataPathOf(path)}`,
           perUser: serving !== undefined,
         });
+      const info = serverInfo(iconSet(publicUrl));
       const mcp = mcpEndpoint({
         registryOf,
-        dispatcher: createDispatcher(registryOf, SERVER_INFO),
+        serverInfo: info,
+        dispatcher: createDispatcher(registryOf, info),
         authenticate: (req, res, path) => authenticate(path)(req, res),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
