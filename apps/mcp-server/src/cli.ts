@@ -3,6 +3,7 @@ import { type Host, type Logger, memoryState } from "@toolkits/core";
 import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { prebuiltListing } from "./catalog.js";
+import { sharedConnections } from "./front/status.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
 import { iconSet, withIcons } from "./icons/index.js";
 import { stderrLogger } from "./logger.js";
@@ -95,12 +96,10 @@ async function serve(options: ServerOptions): Promise<void> {
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
   // Per user, the pages serve each signed-in person their own sessions.
   const pages = toolkitPages(toolkits, state, serving?.visitors);
-  listening.serve(
-    registryFor(serving?.host ?? host, listening.publicUrl),
-    { toolkits, tools },
-    pages,
-    serving,
-  );
+  // A shared server's front page shows its own upstream accounts.
+  const shared = team ? undefined : sharedConnections(tools, host, options.sandbox);
+  const served = { toolkits, tools, shared };
+  listening.serve(registryFor(serving?.host ?? host, listening.publicUrl), served, pages, serving);
 }
 
 /**

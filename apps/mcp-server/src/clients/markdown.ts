@@ -26,9 +26,12 @@ function clientSection(plan: ClientPlan): string {
   const parts = [
     `#### ${plan.guide.title}`,
     plan.steps.map((step, index) => `${index + 1}. ${step}`).join("\n"),
-    ...plan.snippets.map((snippet) => `${snippet.label}:\n\n\`\`\`${snippet.language}\n${snippet.text}\n\`\`\``),
+    ...plan.snippets.map(
+      (snippet) => `${snippet.label}:\n\n\`\`\`${snippet.language}\n${snippet.text}\n\`\`\``,
+    ),
   ];
-  if (plan.deepLink) parts.push(`${plan.deepLink.label} (a link for the front page): \`${plan.deepLink.href}\``);
+  if (plan.deepLink)
+    parts.push(`${plan.deepLink.label} (a link for the front page): \`${plan.deepLink.href}\``);
   parts.push(...plan.fit.advice);
   return parts.join("\n\n");
 }

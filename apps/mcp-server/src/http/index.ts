@@ -1,13 +1,16 @@
 import type { Server as NodeServer } from "node:http";
 import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { offeredUrls } from "../connectors/offer.js";
 import { connectors } from "../connectors/selection.js";
 import { createDispatcher } from "../dispatch.js";
+import { providersOf, type UpstreamConnection } from "../front/account.js";
+import { frontSite } from "../front/site.js";
 import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
-import { serverInfo } from "../server.js";
+import { serverInfo, VERSION } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
@@ -42,6 +45,8 @@ export interface ListeningHttp {
 export interface Served {
   toolkits: readonly Toolkit[];
   tools: readonly AnyToolDefinition[];
+  /** A shared server's upstream accounts, for its front page. */
+  shared?: () => Promise<UpstreamConnection[]>;
 }
 
 /**
@@ -114,6 +119,21 @@ export async function listenHttp(
         ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
         pages,
+        site: frontSite({
+          publicUrl,
+          version: VERSION,
+          auth: issuer ? "oauth" : auth ? "token" : "none",
+          urls: offeredUrls(served.toolkits, served.tools),
+          toolNames: whole.listing.map((tool) => tool.name),
+          people: serving && {
+            providers: providersOf(served.tools),
+            account: serving.account,
+            signIn: serving.visitors.signIn,
+          },
+          shared: served.shared,
+          loopback,
+          logger,
+        }),
         connect: serving?.pages,
       });
       server.on("request", (req, res) => {

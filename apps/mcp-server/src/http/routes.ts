@@ -30,6 +30,8 @@ export interface Routes {
   metadata?: (resourcePath: string) => string;
   /** The toolkits' pages, outside MCP authentication. */
   pages?: Pages;
+  /** The server's own site (front page and icons), outside MCP authentication. */
+  site?: Pages;
   /** Per-user mode's `/connect` pages. */
   connect?: (request: Request) => Promise<Response | undefined>;
 }
@@ -37,7 +39,8 @@ export interface Routes {
 /**
  * Every request's path: 503 while draining, then the guards, then by path `/mcp` and the connector
  * URLs `/mcp/<selection>`, `/healthz` and `/readyz` (no authentication), the resource metadata of
- * each MCP URL, a toolkit page or a connect page; anything else is answered 404 without reading its body.
+ * each MCP URL, a toolkit page, the front page or an icon, or a connect page; anything else is
+ * answered 404 without reading its body.
  */
 export function route(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
@@ -56,6 +59,7 @@ export function route(routes: Routes): (req: IncomingMessage, res: ServerRespons
     }
     if (routes.metadata && answerMetadata(req, res, path, routes.connectors, routes.metadata)) return;
     if (routes.pages?.owns(path)) return routes.pages.serve(req, res);
+    if (routes.site?.owns(path)) return routes.site.serve(req, res);
     if (routes.connect && isConnectPath(path)) return serveFetch(routes.connect, req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };
