@@ -10,7 +10,7 @@ pre code{overflow-wrap:normal;white-space:pre}pre:focus{outline:2px solid #1d4ed
 .label{margin:.6rem 0 0;font-weight:600}.fit{background:#fffbeb;border-left:4px solid #b45309;padding:.4rem .6rem}
 button,.install,.connect{font:inherit;font-size:.9rem;padding:.2rem .7rem;border:1px solid #1d4ed8;border-radius:4px;background:#fff;color:#1d4ed8;cursor:pointer;text-decoration:none;display:inline-block}
 button.copy{margin-left:.4rem}a{color:#1d4ed8}.connections{list-style:none;padding:0}.connections li{border:1px solid #d1d5db;border-radius:4px;padding:.6rem 1rem;margin:.6rem 0}
-.connections form{display:inline;margin-left:.6rem}.connections .connect{margin-left:.6rem}.status{position:fixed;bottom:1rem;right:1rem;margin:0;background:#1a1a1a;color:#fff;padding:.3rem .8rem;border-radius:4px}.status:empty{display:none}`;
+.connections form{display:inline;margin-left:.6rem}.connections .connect{margin-left:.6rem}.status{position:fixed;bottom:1rem;right:1rem;margin:0;background:#1a1a1a;color:#fff;padding:.3rem .8rem;border-radius:4px}.status:empty,[hidden]{display:none}`;
 
 /**
  * The page's one script: shows the copy buttons (hidden without it) and copies the text of the
@@ -24,13 +24,11 @@ export const COPY_SCRIPT = `(() => {
       const text = document.getElementById(button.dataset.copy).textContent;
       try {
         await navigator.clipboard.writeText(text);
-        button.textContent = "Copied";
         status.textContent = "Copied to the clipboard.";
       } catch {
         status.textContent = "Copying was refused: select the text and copy it.";
       }
       setTimeout(() => {
-        button.textContent = "Copy";
         status.textContent = "";
       }, 2000);
     });

@@ -64,9 +64,19 @@ export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Res
   };
 }
 
-/** A page with the /connect pages' security headers, and the front page's own CSP. */
+/**
+ * A page with the /connect pages' security headers, but the front page's own CSP and a referrer
+ * policy that keeps the origin on same-origin requests: under `no-referrer`, browsers send
+ * `Origin: null` with a form post, which the Origin guard refuses (the disconnect forms post to
+ * /connect). The page's URL carries nothing secret; other sites still get no referrer.
+ */
 function answer(status: number, markup: string, extra: Record<string, string> = {}): Response {
-  const headers = new Headers({ ...SECURITY_HEADERS, ...extra, "content-security-policy": FRONT_CSP });
+  const headers = new Headers({
+    ...SECURITY_HEADERS,
+    ...extra,
+    "content-security-policy": FRONT_CSP,
+    "referrer-policy": "same-origin",
+  });
   headers.set("content-type", "text/html; charset=utf-8");
   return new Response(markup, { status, headers });
 }
