@@ -23,6 +23,9 @@ const URLS = offeredUrls(KITS, TOOLS);
 const plansFor = (base: string, auth: ClientAuth) =>
   clientPlans({ base, auth, urls: URLS, toolNames: TOOLS.map((tool) => tool.name.replace(".", "_")) });
 
+/** A page's global scope, as far as reading the clipboard goes (the tests' types have no DOM). */
+type Clipboarded = { navigator: { clipboard: { readText(): Promise<string> } } };
+
 let executablePath: string;
 let chrome: Browser;
 beforeAll(async () => {
@@ -93,7 +96,9 @@ describe("the front page of a shared server on loopback", () => {
         const shown = await page.locator(`#snippet-${plan.guide.id}-${index}`).textContent();
         expect(shown, `${plan.guide.title}: ${snippet.label}`).toBe(snippet.text);
         await page.getByRole("button", { name: `Copy ${snippet.label} for ${plan.guide.title}` }).click();
-        const copied = await page.evaluate(() => navigator.clipboard.readText());
+        const copied = await page.evaluate(() =>
+          (globalThis as unknown as Clipboarded).navigator.clipboard.readText(),
+        );
         expect(copied, `${plan.guide.title}: ${snippet.label} copied`).toBe(snippet.text);
       }
     }
