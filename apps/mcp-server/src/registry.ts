@@ -8,9 +8,9 @@ import { SETTINGS, TOOLKIT_VARIABLES } from "./options/table.js";
 import { VERSION } from "./server.js";
 
 /** The registry's name for this server: its namespace is the GitHub organisation that publishes it. */
-export const REGISTRY_NAME = "io.github.agent-toolkits/toolkits-mcp";
+const REGISTRY_NAME = "io.github.agent-toolkits/toolkits-mcp";
 /** The npm package the entry installs. */
-export const PACKAGE_NAME = "@toolkits/mcp-server";
+const PACKAGE_NAME = "@toolkits/mcp-server";
 const SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 const REPOSITORY = "https://github.com/agent-toolkits/agent-toolkits";
 

@@ -154,7 +154,7 @@ function selectionView(selection: Selection, served: readonly Served[]): View {
  * The selection in one spelling: toolkits in the server's order, toolsets sorted, then `readonly`,
  * then `search` (`marketing:segments,broadcasts/readonly` for any order of the same parts).
  */
-export function canonicalSelection(selection: Selection, served: readonly { toolkit: string }[]): string {
+function canonicalSelection(selection: Selection, served: readonly { toolkit: string }[]): string {
   const order = unique(served.map((entry) => entry.toolkit));
   const kits = [...selection.toolkits]
     .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
