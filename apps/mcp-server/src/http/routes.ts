@@ -2,13 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Connectors } from "../connectors/selection.js";
 import { type Pages, pathOf, serveFetch } from "../pages.js";
 import { isConnectPath } from "../team/paths.js";
-import { answerMetadata, connectorTarget, metadataPathOf } from "./connectors.js";
+import { answerMetadata, connectorTarget } from "./connectors.js";
 import type { Drain } from "./drain.js";
 import { MCP_PATH, type McpTarget } from "./endpoint.js";
 import { closeUntilRead } from "./guards/body.js";
 import { json, rpcError } from "./respond.js";
-
-export const METADATA_PATH = metadataPathOf(MCP_PATH);
 
 /** What answers each path, behind the guards every request passes. */
 export interface Routes {
