@@ -138,6 +138,10 @@ describe("connector URLs on a server with --read-only --toolkits pager,marketing
   it("cannot widen --read-only through the search catalogue", async () => {
     const client = await connectHttp("v1", `${base}/mcp/search`);
     try {
+      const found = await client.call("search_tools", { query: "create a manual segment", limit: 20 });
+      const names = JSON.stringify(found.data);
+      expect(names).toContain("MarketingApi_GetAllSegments");
+      expect(names).not.toContain("MarketingApi_CreateManualSegment");
       const write = await client.call("call_tool", {
         name: "MarketingApi_CreateManualSegment",
         arguments: { name: "VIP" },
