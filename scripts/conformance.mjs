@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite's protocol scenarios against the built HTTP server
-// (`toolkits-mcp --transport http --sandbox`), for each protocol revision we serve.
+// (`toolkits-mcp --transport http --sandbox`), for each protocol revision we serve, at `/mcp` and
+// at a connector URL (`/mcp/pager+sheets/readonly`, which has a tool with an `Mcp-Param` header).
 // The suite needs Node 22 (it calls fs.globSync) while the workspace runs on Node 20, so a Node 22
 // binary from the `node` npm package and the suite are installed into a cache directory on first use.
 //
 // Usage: node scripts/conformance.mjs [--scenario NAME] [--spec-version REV] [--url URL]
-//                                     [--expected-failures FILE]
+//                                     [--path PATH]… [--expected-failures FILE]
+// --path chooses the server's paths to test (repeatable); --url tests that URL instead.
 // The expected failures default to scripts/conformance-expected-failures.yml: the two checks that
 // need the suite's own diagnostic tool.
 // Exit 1 when any check fails. Run after `pnpm build`.
@@ -34,6 +36,9 @@ const SCENARIOS = {
   ],
 };
 
+/** The server's URLs tested by default: the whole server, and one connector URL. */
+const PATHS = ["/mcp", "/mcp/pager+sheets/readonly"];
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SERVER_CLI = join(ROOT, "apps/mcp-server/dist/cli.js");
 const SERVER_START_TIMEOUT_MS = 20_000;
@@ -45,6 +50,7 @@ function options() {
       scenario: { type: "string" },
       "spec-version": { type: "string" },
       url: { type: "string" },
+      path: { type: "string", multiple: true },
       "expected-failures": { type: "string" },
     },
   });
@@ -56,6 +62,7 @@ function options() {
     revisions: revision ? [revision] : Object.keys(SCENARIOS),
     scenario: values.scenario,
     url: values.url,
+    paths: values.path ?? PATHS,
     // The suite resolves the file from its own working directory, which is ours; make that explicit.
     baseline: resolve(values["expected-failures"] ?? join(ROOT, "scripts/conformance-expected-failures.yml")),
   };
@@ -225,14 +232,20 @@ async function main() {
   // A crash or Ctrl-C must not leave the server running.
   const stop = async () => server?.stop();
   process.once("SIGINT", () => stop().then(() => process.exit(130)));
-  const url = opts.url ?? server.url;
+  const urls = opts.url ? [opts.url] : opts.paths.map((path) => new URL(path, server.url).href);
   const resultsDir = mkdtempSync(join(tmpdir(), "toolkits-conformance-"));
   const results = [];
   try {
-    console.log(`Testing ${url} with @modelcontextprotocol/conformance ${SUITE_VERSION}`);
-    for (const revision of opts.revisions) {
-      for (const scenario of opts.scenario ? [opts.scenario] : SCENARIOS[revision]) {
-        results.push(await runScenario(suite, url, revision, scenario, resultsDir, opts.baseline));
+    for (const [index, url] of urls.entries()) {
+      console.log(`Testing ${url} with @modelcontextprotocol/conformance ${SUITE_VERSION}`);
+      // Each URL's results apart; its scenarios named with its path after the first.
+      const dir = join(resultsDir, String(index));
+      const path = index ? ` ${new URL(url).pathname}` : "";
+      for (const revision of opts.revisions) {
+        for (const scenario of opts.scenario ? [opts.scenario] : SCENARIOS[revision]) {
+          const result = await runScenario(suite, url, revision, scenario, dir, opts.baseline);
+          results.push({ ...result, scenario: `${scenario}${path}` });
+        }
       }
     }
   } finally {

@@ -22,6 +22,7 @@ const MINUTE = 60_000;
 /** What is not run here, and why; the first match wins. `.ci/run`'s own commands come before these. */
 const SKIPS = [
   [/\bnpm install\b/, "installs the published packages into the reader's own project"],
+  [/^(claude|gemini) mcp add\b/, "adds the server to an MCP client on the reader's machine"],
   [/_(ACCESS_TOKEN|API_TOKEN|API_KEY)\b/, "needs credentials for a real upstream"],
   [/\blogin\b/, "a sign-in in a browser at the provider"],
   [/\blogout\b/, "revokes a sign-in at the provider"],

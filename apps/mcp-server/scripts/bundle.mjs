@@ -86,8 +86,16 @@ async function isCommonJs(path) {
 rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 await build({
   // toolkits.js is also the build's own list of toolkits (below), so the list is written once;
-  // options/markdown.js gives scripts/docs.mjs the README's settings tables.
-  entryPoints: ["src/cli.ts", "src/demo.ts", "src/toolkits.ts", "src/options/markdown.ts"],
+  // options/markdown.js and clients/markdown.js give scripts/docs.mjs the README's settings tables
+  // and client section, registry.js the MCP Registry entry (server.json).
+  entryPoints: [
+    "src/cli.ts",
+    "src/demo.ts",
+    "src/toolkits.ts",
+    "src/options/markdown.ts",
+    "src/clients/markdown.ts",
+    "src/registry.ts",
+  ],
   outdir: "dist",
   bundle: true,
   splitting: true,

@@ -4,7 +4,9 @@ import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
 import { appToolsFor, withViews } from "./apps.js";
 import { prebuiltListing } from "./catalog.js";
+import { sharedConnections } from "./front/status.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
+import { iconSet, withIcons } from "./icons/index.js";
 import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options/index.js";
 import { servePagesOnLoopback, toolkitPages } from "./pages.js";
@@ -62,20 +64,21 @@ async function serve(options: ServerOptions): Promise<void> {
     return host;
   };
   // Each view's registry is built once: every request, over either transport, reads one.
-  const registryFor = (host: Host) => {
+  // Each tool carries its toolkit's icons: served URLs over HTTP, data over stdio.
+  const registryFor = (host: Host, publicUrl?: string) => {
     const prebuilt = prebuiltListing();
     const mentionable = toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name));
+    const icons = iconSet(publicUrl);
     return registries(tools, (admitted, catalog, apps) => {
       const mode = catalog ?? options.catalog;
       // Views decorate tools as listed: the search catalogue lists none of them.
       const views = options.apps === "on" && mode === "full" ? apps : undefined;
       const served = views ? [...admitted, ...appToolsFor(admitted, views)] : admitted;
-      const registry = createToolRegistry(served, host, {
-        names: options.toolNames,
-        catalog: mode,
-        prebuilt,
-        mentionable,
-      });
+      const registry = withIcons(
+        createToolRegistry(served, host, { names: options.toolNames, catalog: mode, prebuilt, mentionable }),
+        icons,
+        toolkits,
+      );
       return views ? withViews(registry) : registry;
     });
   };
@@ -95,7 +98,10 @@ async function serve(options: ServerOptions): Promise<void> {
   const serving = team?.serve(host, listening.publicUrl, listening.auth, tools);
   // Per user, the pages serve each signed-in person their own sessions.
   const pages = toolkitPages(toolkits, state, serving?.visitors);
-  listening.serve(registryFor(serving?.host ?? host), pages, serving);
+  // A shared server's front page shows its own upstream accounts.
+  const shared = team ? undefined : sharedConnections(tools, host, options.sandbox);
+  const served = { toolkits, tools, shared };
+  listening.serve(registryFor(serving?.host ?? host, listening.publicUrl), served, pages, serving);
 }
 
 /**

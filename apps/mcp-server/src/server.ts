@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Implementation } from "@modelcontextprotocol/server";
 import { UI_EXTENSION, VIEW_MIME_TYPE } from "@toolkits/apps";
 import { createMcpServer, type RegistryFor, type ScopeOf, type ToolRegistry } from "@toolkits/core/mcp";
+import type { IconSet } from "./icons/index.js";
 
 /** This package's version, shown by `--version` and in the MCP server info. */
 export const VERSION: string = JSON.parse(
@@ -10,6 +11,9 @@ export const VERSION: string = JSON.parse(
 
 /** The server's identity in `initialize` and `server/discover` answers and on 2026-07-28 results. */
 export const SERVER_INFO: Implementation = { name: "toolkits-mcp", version: VERSION };
+
+/** The server's identity with its icons: URLs over HTTP, data over stdio (see `iconSet`). */
+export const serverInfo = (icons: IconSet): Implementation => ({ ...SERVER_INFO, icons: icons.server });
 
 /** What the server declares of MCP Apps when it serves views: the one MIME type of its views. */
 const APPS_EXTENSION = { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } };
@@ -20,6 +24,8 @@ export interface ServingOptions {
   apps?: boolean;
   /** The registry of each request, where one server answers requests of several views (stdio). */
   perRequest?: Extract<RegistryFor, (...args: never[]) => unknown>;
+  /** How the server names itself (with its icons); default SERVER_INFO. */
+  info?: Implementation;
 }
 
 /**
@@ -30,14 +36,14 @@ export interface ServingOptions {
 export function createServerFor(
   registry: ToolRegistry,
   scopeOf: ScopeOf,
-  { apps = false, perRequest }: ServingOptions = {},
+  { apps = false, perRequest, info = SERVER_INFO }: ServingOptions = {},
 ): ReturnType<typeof createMcpServer> {
   const separator = registry.names.form === "dotted" ? "." : "_";
   const prefix = (toolkit: string) => `${toolkit}${separator}*`;
   return createMcpServer(
     perRequest ?? registry,
     {
-      ...SERVER_INFO,
+      ...info,
       instructions: `Tools for incident management (${prefix("Pager")}), spreadsheets (${prefix("Sheets")}) and marketing messaging (${prefix("MarketingApi")}).`,
       ...(apps && { extensions: APPS_EXTENSION, listsVary: true }),
     },

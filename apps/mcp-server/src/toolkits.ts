@@ -27,7 +27,8 @@ export async function selectTools(
   options: ServerOptions,
 ): Promise<{ toolkits: Toolkit[]; tools: AnyToolDefinition[] }> {
   // The glob library loads only for a server given names or globs.
-  const globs = options.tools.length || options.excludeTools.length ? (await import("picomatch")).default : none;
+  const globs =
+    options.tools.length || options.excludeTools.length ? (await import("picomatch")).default : none;
   const toolkits = options.toolkits
     .map((id) => TOOLKITS[id])
     .filter((kit): kit is Toolkit => kit !== undefined);

@@ -45,20 +45,32 @@ export function within(...views: readonly View[]): View {
 }
 
 /**
+ * How many registries of narrowed views are kept: requests choose their views (a connector URL's
+ * selection has thousands of spellings of different tool sets), so the least recently used goes.
+ */
+export const KEPT_VIEWS = 64;
+
+/**
  * The registry of each view over `tools` (the server's own selection), built by `build` on first
- * use and kept: a registry prepares its `tools/list` answer once, and there are few distinct views.
+ * use and kept: a registry prepares its `tools/list` answer once. The whole view's is kept for
+ * good, the `KEPT_VIEWS` most recently used others until they are pushed out.
  */
 export function registries(
   tools: readonly AnyToolDefinition[],
   build: (tools: readonly AnyToolDefinition[], catalog?: CatalogMode, apps?: AppsClient) => ToolRegistry,
 ): (view: View) => ToolRegistry {
+  let whole: ToolRegistry | undefined;
   const built = new Map<string, ToolRegistry>();
   return (view) => {
-    let registry = built.get(view.id);
-    if (!registry) {
-      registry = build(view.id === "" ? tools : tools.filter(view.admits), view.catalog, view.apps);
-      built.set(view.id, registry);
+    if (view.id === "") {
+      whole ??= build(tools);
+      return whole;
     }
+    let registry = built.get(view.id);
+    if (registry) built.delete(view.id);
+    else registry = build(tools.filter(view.admits), view.catalog, view.apps);
+    built.set(view.id, registry);
+    if (built.size > KEPT_VIEWS) built.delete(built.keys().next().value as string);
     return registry;
   };
 }

@@ -3,6 +3,8 @@ import type { Tool } from "@modelcontextprotocol/server";
 import { envHost } from "@toolkits/core";
 import { createToolRegistry, toMcpTool } from "@toolkits/core/mcp";
 import { describe, expect, it } from "vitest";
+import { EXAMPLE_BASE } from "../src/clients/markdown.js";
+import { iconSet, withIcons } from "../src/icons/index.js";
 import { TOOLKITS } from "../src/toolkits.js";
 
 const DEFINITIONS = Object.values(TOOLKITS).flatMap((kit) => kit.tools);
@@ -18,8 +20,13 @@ describe("the tools/list entries prepared at build time", () => {
 // One file per tool of what a model is shown, so that any change to it is a diff in review.
 const SNAPSHOTS = new URL("./__toolsnaps__/", import.meta.url);
 const UPDATE = "npx -y pnpm@10.34.8 --filter @toolkits/mcp-server test:update-snapshots";
-// The listing depends on the tools and the name form only; the host is never asked.
-const SERVED = createToolRegistry(DEFINITIONS, envHost({}), { names: "underscore" }).listing;
+// The listing depends on the tools, the name form and where icons are served only; the host is
+// never asked. As served over HTTP at the README's example URL (over stdio, icons travel as data).
+const SERVED = withIcons(
+  createToolRegistry(DEFINITIONS, envHost({}), { names: "underscore" }),
+  iconSet(EXAMPLE_BASE),
+  Object.values(TOOLKITS),
+).listing;
 
 // `vitest -u` (what the update command runs) rewrites the files instead of comparing them.
 const updating = () => expect.getState().snapshotState.snapshotUpdateState === "all";

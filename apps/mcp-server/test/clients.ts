@@ -16,6 +16,8 @@ export type Generation = (typeof GENERATIONS)[number];
 export interface TestClient {
   generation: Generation;
   protocolVersion(): string | undefined;
+  /** The server's identity, from `initialize` (2025) or `server/discover` (2026-07-28). */
+  serverInfo(): { name: string; version: string; icons?: Icon[] } | undefined;
   listTools(): Promise<ListedTool[]>;
   call(
     name: string,
@@ -27,8 +29,16 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
+/** An icon as MCP lists it (2025-11-25 and 2026-07-28). */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+}
+
 export interface ListedTool {
   name: string;
+  icons?: Icon[];
   title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
@@ -95,6 +105,7 @@ async function connect(
     return {
       generation,
       protocolVersion: () => negotiated,
+      serverInfo: () => client.getServerVersion(),
       listTools: async () => (await client.listTools()).tools as ListedTool[],
       call: async (name, args = {}, options = {}) =>
         seen(
@@ -111,6 +122,7 @@ async function connect(
   return {
     generation,
     protocolVersion: () => client.getNegotiatedProtocolVersion(),
+    serverInfo: () => client.getServerVersion(),
     listTools: async () => (await client.listTools()).tools as ListedTool[],
     call: async (name, args = {}, options = {}) =>
       seen(await client.callTool({ name, arguments: args }, options)),

@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AuthInfo, type ClientCapabilities, createMcpHandler } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  type ClientCapabilities,
+  createMcpHandler,
+  type Implementation,
+} from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { CONNECTOR_FORM, SelectionError } from "../connectors/selection.js";
 import type { CallHeaders, Dispatcher } from "../dispatch.js";
 import {
   appsOf,
@@ -13,7 +19,7 @@ import {
   type RequestScope,
 } from "../scope.js";
 import { createServerFor } from "../server.js";
-import { appsView, type View } from "../views.js";
+import { appsView, type View, WHOLE, within } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
 import { CallsInFlight, callIds, cancelledRequestId, exchangeSignal } from "./inflight.js";
@@ -28,9 +34,11 @@ export interface ClientMemory {
 export interface EndpointOptions {
   /** The registry serving each view. */
   registryOf(view: View): ToolRegistry;
+  /** The server's identity, icons included. */
+  serverInfo: Implementation;
   dispatcher: Dispatcher;
-  /** The front door: who is calling, or undefined once it has answered. */
-  authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authenticated | undefined>;
+  /** The front door for the MCP URL at `path`: who is calling, or undefined once it has answered. */
+  authenticate(req: IncomingMessage, res: ServerResponse, path: string): Promise<Authenticated | undefined>;
   maxBodyBytes: number;
   requestTimeoutMs: number;
   /** Aborts when a shutdown's grace is over. */
@@ -44,6 +52,16 @@ export interface EndpointOptions {
 
 export const MCP_PATH = "/mcp";
 
+/** Which MCP URL a request came to: `/mcp`, or a connector URL `/mcp/<selection>`. */
+export interface McpTarget {
+  path: string;
+  /** The tools the URL serves. @throws SelectionError for a selection not served here (answered 404). */
+  view(): View;
+}
+
+/** `/mcp`: everything the server serves. */
+export const WHOLE_TARGET: McpTarget = { path: MCP_PATH, view: () => WHOLE };
+
 /** Per SDK-bound request: its scope and its calls' cancellation signals. */
 interface Pending {
   scope: RequestScope;
@@ -51,13 +69,14 @@ interface Pending {
 }
 
 /**
- * `/mcp`: the front door, then the body's size, type and JSON, then the request's scope, built
- * once, and the dispatcher, which answers it from the registry or through the SDK's handler
- * (both protocol eras, a cheap server per request).
+ * `/mcp` and the connector URLs: the front door, then the URL's view (404 for a selection not
+ * served here), the body's size, type and JSON, then the request's scope, built once, and the
+ * dispatcher, which answers it from the registry or through the SDK's handler (both protocol eras,
+ * a cheap server per request).
  */
 export function mcpEndpoint(
   options: EndpointOptions,
-): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void) => Promise<void> {
+): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void, target?: McpTarget) => Promise<void> {
   const { registryOf, dispatcher, clients, logger } = options;
   const calls = new CallsInFlight();
   const pending = new WeakMap<Request, Pending>();
@@ -73,7 +92,7 @@ export function mcpEndpoint(
             signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
             progress,
           }),
-        { apps: options.apps },
+        { apps: options.apps, info: options.serverInfo },
       );
     },
     {
@@ -81,9 +100,11 @@ export function mcpEndpoint(
       maxRequestBodySize: options.maxBodyBytes,
     },
   );
-  return async (req, res, bodyRead) => {
-    const who = await options.authenticate(req, res);
+  return async (req, res, bodyRead, target = WHOLE_TARGET) => {
+    const who = await options.authenticate(req, res, target.path);
     if (!who) return;
+    const view = targetView(target, res);
+    if (!view) return;
     const body = await readJsonBody(req, res, options.maxBodyBytes);
     if (body === REFUSED) return;
     bodyRead();
@@ -94,6 +115,7 @@ export function mcpEndpoint(
     const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, {
       clients,
       apps: options.apps,
+      view,
     });
     const inFlight = calls.open(who.caller.key, callIds(body), signal);
     res.once("close", inFlight.close);
@@ -135,7 +157,7 @@ function requestScope(
   headers: CallHeaders,
   caller: Caller,
   signal: AbortSignal,
-  { clients, apps }: Pick<EndpointOptions, "clients" | "apps">,
+  { clients, apps, view }: Pick<EndpointOptions, "clients" | "apps"> & { view: View },
 ): RequestScope {
   const message = Array.isArray(body)
     ? undefined
@@ -151,8 +173,21 @@ function requestScope(
     revision: revision ?? headers["mcp-protocol-version"],
     signal,
     urlElicitation,
-    view: appsView(apps ? appsOf(era, params, undefined, false) : undefined),
+    view: within(view, appsView(apps ? appsOf(era, params, undefined, false) : undefined)),
   };
+}
+
+/** The target's view, or undefined once a selection not served here is answered 404 with why. */
+function targetView(target: McpTarget, res: ServerResponse): View | undefined {
+  try {
+    return target.view();
+  } catch (error) {
+    if (!(error instanceof SelectionError)) throw error;
+    res
+      .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+      .end(`Not found: ${error.message} Connector URLs take the form ${CONNECTOR_FORM}.\n`);
+    return undefined;
+  }
 }
 
 const anySignal = (first: AbortSignal, second: AbortSignal | undefined): AbortSignal =>

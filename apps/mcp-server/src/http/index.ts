@@ -1,15 +1,21 @@
 import type { Server as NodeServer } from "node:http";
-import type { Logger } from "@toolkits/core";
+import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { offeredUrls } from "../connectors/offer.js";
+import { connectors } from "../connectors/selection.js";
 import { createDispatcher } from "../dispatch.js";
+import { providersOf, type UpstreamConnection } from "../front/account.js";
+import { frontSite } from "../front/site.js";
+import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
-import { SERVER_INFO } from "../server.js";
+import { serverInfo, VERSION } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
 import { tokenVerifier } from "./auth/verify.js";
+import { metadataPathOf } from "./connectors.js";
 import { Drain } from "./drain.js";
 import { MCP_PATH, mcpEndpoint } from "./endpoint.js";
 import { authGuard } from "./guards/auth.js";
@@ -18,7 +24,7 @@ import { originGuard } from "./guards/origin.js";
 import { isLoopbackHost, listen } from "./listen.js";
 import { readiness } from "./ready.js";
 import { rpcError } from "./respond.js";
-import { METADATA_PATH, route } from "./routes.js";
+import { route } from "./routes.js";
 
 /** A bound HTTP server, waiting for the registry it will serve. */
 export interface ListeningHttp {
@@ -28,10 +34,19 @@ export interface ListeningHttp {
   /** The authentication it checks. */
   auth: HttpAuthConfig | undefined;
   /**
-   * Starts answering requests from the registry of each request's view, with the toolkits' `pages`
-   * outside authentication, and, per user, `team`'s connect pages, with every call made as its caller.
+   * Starts answering requests from the registry of each request's view (`/mcp`, and the connector
+   * URLs' selections of `served`), with the toolkits' `pages` outside authentication, and, per
+   * user, `team`'s connect pages, with every call made as its caller.
    */
-  serve(registryOf: (view: View) => ToolRegistry, pages?: Pages, team?: TeamServing): void;
+  serve(registryOf: (view: View) => ToolRegistry, served: Served, pages?: Pages, team?: TeamServing): void;
+}
+
+/** What the server serves: the toolkits it composes, and its own selection of their tools. */
+export interface Served {
+  toolkits: readonly Toolkit[];
+  tools: readonly AnyToolDefinition[];
+  /** A shared server's upstream accounts, for its front page. */
+  shared?: () => Promise<UpstreamConnection[]>;
 }
 
 /**
@@ -69,18 +84,23 @@ export async function listenHttp(
     server,
     publicUrl,
     auth,
-    serve(registryOf, pages, serving) {
+    serve(registryOf, served, pages, serving) {
       const whole = registryOf(WHOLE);
       // Only an authorization server gives clients something to discover.
-      const metadata = auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
+      const issuer = auth?.oauth?.issuer;
+      const metadata = issuer ? (path: string) => protectedResource(publicUrl, issuer, path) : undefined;
+      const authenticate = (path: string) =>
+        authGuard({
+          verifier,
+          resourceMetadataUrl: metadata && `${publicUrl}${metadataPathOf(path)}`,
+          perUser: serving !== undefined,
+        });
+      const info = serverInfo(iconSet(publicUrl));
       const mcp = mcpEndpoint({
         registryOf,
-        dispatcher: createDispatcher(registryOf, SERVER_INFO),
-        authenticate: authGuard({
-          verifier,
-          resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
-          perUser: serving !== undefined,
-        }),
+        serverInfo: info,
+        dispatcher: createDispatcher(registryOf, info),
+        authenticate: (req, res, path) => authenticate(path)(req, res),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
@@ -95,10 +115,26 @@ export async function listenHttp(
           originGuard({ allowed: options.allowedOrigins, own: new URL(publicUrl).origin, loopback }),
         ],
         mcp,
+        connectors: connectors(served.toolkits, served.tools),
         health: () => ({ status: "ok", tools: whole.listing.length }),
         ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
         pages,
+        site: frontSite({
+          publicUrl,
+          version: VERSION,
+          auth: issuer ? "oauth" : auth ? "token" : "none",
+          urls: offeredUrls(served.toolkits, served.tools),
+          toolNames: whole.listing.map((tool) => tool.name),
+          people: serving && {
+            providers: providersOf(served.tools),
+            account: serving.account,
+            signIn: serving.visitors.signIn,
+          },
+          shared: served.shared,
+          loopback,
+          logger,
+        }),
         connect: serving?.pages,
       });
       server.on("request", (req, res) => {
@@ -120,10 +156,10 @@ export async function listenHttp(
   };
 }
 
-/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the authorization server. */
-function protectedResource(publicUrl: string, issuer: string): string {
+/** The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization server. */
+function protectedResource(publicUrl: string, issuer: string, path: string): string {
   return JSON.stringify({
-    resource: `${publicUrl}${MCP_PATH}`,
+    resource: `${publicUrl}${path}`,
     authorization_servers: [issuer],
     bearer_methods_supported: ["header"],
   });

@@ -3,8 +3,9 @@ import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdi
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
+import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
-import { createServerFor, SERVER_INFO } from "../server.js";
+import { createServerFor, serverInfo } from "../server.js";
 import { type View, WHOLE } from "../views.js";
 import { LineGuard, type OversizedLine } from "./lines.js";
 import { StdioSession } from "./session.js";
@@ -55,7 +56,9 @@ export async function serveStdio(
   const { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs } = options;
   const session = new StdioSession(options.apps);
   const unanswered = new Unanswered();
-  const dispatcher = createDispatcher(registryOf, SERVER_INFO);
+  // No HTTP server serves the icons: they travel as data.
+  const info = serverInfo(iconSet());
+  const dispatcher = createDispatcher(registryOf, info);
   const guard = new LineGuard(maxBytes, (line) => refuse(line, { wire, logger, maxBytes }));
   // The transport reads the guard, which never ends: the SDK's transport would abort the calls in
   // flight when its input ends, and shutdown decides when that happens instead.
@@ -82,6 +85,7 @@ export async function serveStdio(
           session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress }),
         {
           apps: options.apps,
+          info,
           // One server for the connection; each request's own envelope may change what it sees.
           perRequest: (ctx) => registryOf(session.view({ _meta: ctx.mcpReq.envelope })),
         },

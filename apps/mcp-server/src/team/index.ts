@@ -7,7 +7,7 @@ import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
 import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
-import { connectSite } from "./connect/index.js";
+import { type ConnectSite, connectSite } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
@@ -56,6 +56,8 @@ export interface TeamServing {
   pages(request: Request): Promise<Response | undefined>;
   /** Who the browsers are (their /connect session), for the toolkits' pages, each person's own. */
   visitors: PageVisitors;
+  /** The signed-in person and their connections, for the front page (see `ConnectSite.account`). */
+  account: ConnectSite["account"];
   /**
    * Whether each person's 2025 client declared URL elicitation at initialize, kept between its
    * stateless requests; unknown reads as undeclared (the call then answers with the link as text).
@@ -119,7 +121,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
       });
       const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
-      return { host, pages: site.pages, visitors, clients: clientMemory(store, logger) };
+      return {
+        host,
+        pages: site.pages,
+        visitors,
+        account: site.account,
+        clients: clientMemory(store, logger),
+      };
     },
     ready: () => store.ready(),
     close: () => store.close(),

@@ -1,9 +1,11 @@
 import { redact } from "@toolkits/core";
 import { isOAuthProvider, isProviderId, type ProviderId } from "../../credentials/providers.js";
+import type { Account } from "../../front/account.js";
 import { isLoopbackHost } from "../../http/listen.js";
 import { CONNECT_PATH } from "../connections.js";
 import { isConnectPath } from "../paths.js";
 import { StoreUnavailable } from "../store/index.js";
+import { accountOf } from "./account.js";
 import { type ConnectContext, type ConnectDeps, connectContext } from "./context.js";
 import { errorText } from "./failures.js";
 import { linkWithoutCode, openLink } from "./link.js";
@@ -35,6 +37,12 @@ export interface ConnectSite {
    * the store.
    */
   signIn(returnTo: string): Promise<Response>;
+  /**
+   * The person the request's browser is signed in as, with their connections to `providers` (a
+   * connect link for each one missing), for the front page; undefined when not signed in.
+   * @throws StoreUnavailable when the store is out of reach.
+   */
+  account(request: Request, providers: readonly ProviderId[]): Promise<Account | undefined>;
 }
 
 /**
@@ -63,12 +71,13 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
     },
     personOf: async (request) => (await currentSession(ctx, request))?.record.principal,
     signIn: (returnTo) => requireSignIn(ctx, returnTo).catch((error: unknown) => failure(ctx, error)),
+    account: (request, providers) => accountOf(ctx, request, providers),
   };
 }
 
 /**
  * The connect pages, fetch-style: resolves to `undefined` for a path outside `/connect`, else to
- * the page (HTML with no-store, no-referrer, a CSP without scripts or framing, X-Frame-Options
+ * the page (HTML with no-store, a same-origin referrer policy, a CSP without scripts or framing, X-Frame-Options
  * DENY, nosniff).
  *
  * - `GET /connect` — the signed-in person's connections, each with a disconnect button.

@@ -1,13 +1,14 @@
 import type { Html } from "./html.js";
 
 /**
- * Headers on every connect response: nothing is cached or sent on as a referrer (URLs carry
- * single-use codes), no script or framing is allowed (`X-Frame-Options` for browsers that predate
+ * Headers on every connect response: nothing is cached or sent to another origin as a referrer
+ * (URLs carry single-use codes; within the origin it must go, or a browser posts a form with
+ * `Origin: null`, which the Origin guard refuses), no script or framing is allowed (`X-Frame-Options` for browsers that predate
  * CSP's `frame-ancestors`), and forms post back only here.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",

@@ -1,0 +1,37 @@
+// The README's client section, made from the same plans as the front page (scripts/docs.mjs writes
+// it between its markers; `--check` fails when it is stale). Built as dist/clients/markdown.js.
+import { offeredUrls } from "../connectors/offer.js";
+import { TOOLKITS } from "../toolkits.js";
+import { type ClientPlan, clientPlans } from "./fit.js";
+
+/** The deployment the README's examples are written for: every toolkit, static tokens. */
+export const EXAMPLE_BASE = "https://mcp.example.com";
+
+/** The README's client section: the connector URLs of a server serving everything, then each client. */
+export function clientsMarkdown(): string {
+  const toolkits = Object.values(TOOLKITS);
+  const tools = toolkits.flatMap((kit) => kit.tools);
+  const urls = offeredUrls(toolkits, tools);
+  const toolNames = tools.map((tool) => tool.name.replace(".", "_"));
+  const plans = clientPlans({ base: EXAMPLE_BASE, auth: "token", urls, toolNames });
+  const table = [
+    "| URL | Serves | Tools |",
+    "|---|---|---|",
+    ...urls.map((url) => `| \`${url.path}\` | ${url.what} | ${url.tools} |`),
+  ];
+  return [table.join("\n"), ...plans.map(clientSection)].join("\n\n");
+}
+
+function clientSection(plan: ClientPlan): string {
+  const parts = [
+    `#### ${plan.guide.title}`,
+    plan.steps.map((step, index) => `${index + 1}. ${step}`).join("\n"),
+    ...plan.snippets.map(
+      (snippet) => `${snippet.label}:\n\n\`\`\`${snippet.language}\n${snippet.text}\n\`\`\``,
+    ),
+  ];
+  if (plan.deepLink)
+    parts.push(`${plan.deepLink.label} (a link for the front page): \`${plan.deepLink.href}\``);
+  parts.push(...plan.fit.advice);
+  return parts.join("\n\n");
+}

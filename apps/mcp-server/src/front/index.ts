@@ -1,0 +1,82 @@
+import { type Logger, redact } from "@toolkits/core";
+import { clientPlans } from "../clients/fit.js";
+import type { ClientAuth } from "../clients/index.js";
+import type { OfferedUrl } from "../connectors/offer.js";
+import type { ProviderId } from "../credentials/providers.js";
+import { SECURITY_HEADERS } from "../team/connect/respond.js";
+import type { Account, UpstreamConnection } from "./account.js";
+import { FRONT_CSP } from "./assets.js";
+import { frontPage, messagePage } from "./page.js";
+
+/** Where the front page lives: the server's root. */
+export const FRONT_PATH = "/";
+
+/** What the front page needs of the server. */
+export interface FrontDeps {
+  /** The public base URL. */
+  publicUrl: string;
+  version: string;
+  /** How clients authenticate here. */
+  auth: ClientAuth;
+  /** The connector URLs offered, `/mcp` first. */
+  urls: readonly OfferedUrl[];
+  /** The served tools' names, as clients see them. */
+  toolNames: readonly string[];
+  /** Per user: who the browser is (see `ConnectSite.account`), and how to sign it in. */
+  people?: {
+    providers: readonly ProviderId[];
+    account(request: Request, providers: readonly ProviderId[]): Promise<Account | undefined>;
+    signIn(returnTo: string): Promise<Response>;
+  };
+  /** Shared: the server's upstream accounts. */
+  shared?: () => Promise<UpstreamConnection[]>;
+  /** Bound to loopback: a shared server shows the page to anyone who reaches it there. */
+  loopback: boolean;
+  logger: Logger;
+}
+
+/**
+ * `GET /`: per user, to a signed-in person (anyone else is sent to sign in, as on /connect); on a
+ * shared server, only on loopback (undefined elsewhere: 404). Server-rendered, with the /connect
+ * pages' security headers and a CSP allowing only its own script (the copy buttons) and style.
+ * A store out of reach is answered 503 with `Retry-After`.
+ */
+export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Response | undefined> {
+  const base = deps.publicUrl.replace(/\/+$/, "");
+  const plans = clientPlans({ base, auth: deps.auth, urls: deps.urls, toolNames: deps.toolNames });
+  const view = { base, version: deps.version, urls: deps.urls, plans };
+  return async (request) => {
+    if (!deps.people && !deps.loopback) return undefined;
+    if (request.method !== "GET" && request.method !== "HEAD")
+      return answer(405, messagePage("Not allowed", "This page takes GET only.").markup, { allow: "GET" });
+    try {
+      if (!deps.people)
+        return answer(200, frontPage({ ...view, connections: (await deps.shared?.()) ?? [] }).markup);
+      const account = await deps.people.account(request, deps.people.providers);
+      if (!account) return deps.people.signIn(FRONT_PATH);
+      const person = { who: account.who, csrf: account.csrf };
+      return answer(200, frontPage({ ...view, connections: account.connections, person }).markup);
+    } catch (error) {
+      deps.logger.warn("front page failed", { reason: redact((error as Error).message) });
+      const text = "This page could not be made right now. Reload it in a moment.";
+      return answer(503, messagePage("Try again shortly", text).markup, { "retry-after": "5" });
+    }
+  };
+}
+
+/**
+ * A page with the /connect pages' security headers, but the front page's own CSP and a referrer
+ * policy that keeps the origin on same-origin requests: under `no-referrer`, browsers send
+ * `Origin: null` with a form post, which the Origin guard refuses (the disconnect forms post to
+ * /connect). The page's URL carries nothing secret; other sites still get no referrer.
+ */
+function answer(status: number, markup: string, extra: Record<string, string> = {}): Response {
+  const headers = new Headers({
+    ...SECURITY_HEADERS,
+    ...extra,
+    "content-security-policy": FRONT_CSP,
+    "referrer-policy": "same-origin",
+  });
+  headers.set("content-type", "text/html; charset=utf-8");
+  return new Response(markup, { status, headers });
+}
