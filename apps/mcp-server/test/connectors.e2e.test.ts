@@ -74,7 +74,7 @@ describe("connector URLs on a server serving everything", () => {
     }
   });
 
-  it("gives each connector URL's tool list its own cache lifetime, on 2026-07-28", async () => {
+  it("gives each connector URL's tool list its own cache lifetime, private while lists differ by client, on 2026-07-28", async () => {
     const meta = {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientCapabilities": {},
@@ -92,7 +92,8 @@ describe("connector URLs on a server serving everything", () => {
       }),
     );
     const result = answer.result as { tools: { name: string }[] };
-    expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+    // Private: with MCP Apps on (the default) the list also differs by client.
+    expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "private" });
     expect(result.tools.map((tool) => tool.name).sort()).toEqual(namesOf(PAGER));
   });
 

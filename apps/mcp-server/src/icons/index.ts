@@ -50,12 +50,20 @@ export function withIcons(
   icons: IconSet,
   toolkits: readonly Toolkit[],
 ): ToolRegistry {
-  const owner = new Map(toolkits.flatMap((kit) => kit.tools.map((tool) => [tool.name, kit.id] as const)));
+  // By name prefix (`Pager.`), which also covers a toolkit's tools it does not list (app-only ones).
+  const owner = new Map(
+    toolkits.flatMap((kit) => kit.tools.map((tool) => [prefixOf(tool.name), kit.id] as const)),
+  );
   const listing = registry.listing.map(
-    (tool): Tool => ({ ...tool, icons: icons.toolkit(owner.get(registry.names.canonical(tool.name) ?? "")) }),
+    (tool): Tool => ({
+      ...tool,
+      icons: icons.toolkit(owner.get(prefixOf(registry.names.canonical(tool.name) ?? ""))),
+    }),
   );
   return { ...registry, listing };
 }
+
+const prefixOf = (name: string): string => name.split(".", 1)[0] ?? "";
 
 /** Browsers and clients may keep an icon a day; a new version may change it. */
 const ICON_HEADERS = {

@@ -10,10 +10,15 @@ import { type RunningServer, startHttpServer } from "../spawn.js";
 import { type AppsClient, type AppsTool, appsClient, RENDERS_VIEWS } from "./clients.js";
 
 const SNAPSHOTS = new URL("../__toolsnaps__/", import.meta.url);
-/** What tools/list served before MCP Apps, one file per tool (test/__toolsnaps__). */
+/**
+ * A tool without its icons, which differ by where the server is reached (URLs on its own origin
+ * over HTTP, data over stdio) and are checked in icons.e2e.test.ts.
+ */
+const iconless = ({ icons: _, ...tool }: AppsTool & { icons?: unknown }): AppsTool => tool;
+/** What tools/list served before MCP Apps, one file per tool (test/__toolsnaps__), icons aside. */
 const SNAPSHOTTED = readdirSync(SNAPSHOTS)
   .filter((file) => file.endsWith(".json"))
-  .map((file) => JSON.parse(readFileSync(new URL(file, SNAPSHOTS), "utf8")) as AppsTool);
+  .map((file) => iconless(JSON.parse(readFileSync(new URL(file, SNAPSHOTS), "utf8")) as AppsTool));
 const APP_ONLY = ["Pager_RefreshIncidents", "Sheets_GetFilePickerStatus"];
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
 
@@ -45,7 +50,7 @@ function expectViews(tools: AppsTool[]): void {
   // Apart from `_meta`, every tool is listed exactly as its snapshot says.
   const snapshots = new Map(SNAPSHOTTED.map((tool) => [tool.name, tool]));
   for (const { _meta, ...tool } of tools.filter((entry) => !APP_ONLY.includes(entry.name))) {
-    expect(tool, tool.name).toEqual(snapshots.get(tool.name));
+    expect(iconless(tool), tool.name).toEqual(snapshots.get(tool.name));
   }
 }
 
@@ -70,7 +75,7 @@ describe.each(GENERATIONS)("MCP Apps over stdio, %s client", (generation) => {
 
   it("not declaring it: exactly the snapshots' listing, no resources, and no app-only tool to call", async () => {
     const client = await open(generation, { stdio: ["--sandbox"] });
-    expect((await client.tools()).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
+    expect((await client.tools()).map(iconless).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
     expect(await client.resources()).toEqual([]);
     const refused = await client.call("Pager_RefreshIncidents", {});
     expect(refused.isError).toBe(true);
@@ -101,7 +106,7 @@ describe("MCP Apps over Streamable HTTP", () => {
 
   it("a 2026-07-28 client not declaring it gets the snapshots' listing", async () => {
     const client = await open("v2", { url: server.url });
-    expect((await client.tools()).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
+    expect((await client.tools()).map(iconless).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
     expect(await client.resources()).toEqual([]);
   });
 
@@ -119,7 +124,7 @@ describe("MCP Apps over Streamable HTTP", () => {
   it("with --apps off, every client gets the snapshots' listing and the server declares no extension", async () => {
     for (const generation of GENERATIONS) {
       const client = await open(generation, { url: off.url }, RENDERS_VIEWS);
-      expect((await client.tools()).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
+      expect((await client.tools()).map(iconless).sort(byName)).toEqual([...SNAPSHOTTED].sort(byName));
       expect(client.serverExtensions()?.[UI_EXTENSION]).toBeUndefined();
     }
   });
