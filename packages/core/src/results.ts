@@ -1,9 +1,10 @@
 /**
- * Drops `null` and `undefined` object fields, recursively, so results carry no API noise.
- * Array entries that are null or undefined are dropped too. Returns `value` itself where nothing is
- * dropped, else a copy of just the objects and arrays that change (the rest shared, not copied).
- * Keys are data (an upstream may name a field `__proto__` or `toString`), so they are copied as own
- * properties, never assigned.
+ * Drops `null` object fields and `null` or `undefined` array entries, recursively, so results carry
+ * no API noise. `undefined` object fields are left: they have no JSON form, so no client ever sees
+ * them, and dropping them would copy every object a tool builds with optional fields. Returns
+ * `value` itself where nothing is dropped, else a copy of just the objects and arrays that change
+ * (the rest shared, not copied). Keys are data (an upstream may name a field `__proto__` or
+ * `toString`), so they are copied as own properties, never assigned.
  */
 export function compact<T>(value: T): T {
   if (Array.isArray(value)) {
@@ -21,28 +22,31 @@ export function compact<T>(value: T): T {
     return (changed ? kept : value) as T;
   }
   if (!isRecord(value)) return value;
-  let changed = false;
-  const kept: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  const compacted = keys.map((key) => {
     const field = value[key];
-    if (!isPresent(field)) {
-      changed = true;
-      continue;
-    }
-    const compacted = compact(field);
-    changed ||= compacted !== field;
+    return field === null ? DROPPED : compact(field);
+  });
+  if (compacted.every((field, index) => field === value[keys[index] as string])) return value;
+  const kept: Record<string, unknown> = {};
+  keys.forEach((key, index) => {
+    const field = compacted[index];
+    if (field === DROPPED) return;
     // Assigning `__proto__` would set the prototype; every other key assigns as it defines.
     if (key === "__proto__")
       Object.defineProperty(kept, key, {
-        value: compacted,
+        value: field,
         enumerable: true,
         writable: true,
         configurable: true,
       });
-    else kept[key] = compacted;
-  }
-  return (changed ? kept : value) as T;
+    else kept[key] = field;
+  });
+  return kept as T;
 }
+
+/** Marks a field compact drops. */
+const DROPPED = Symbol("dropped");
 
 const isPresent = (value: unknown): boolean => value !== null && value !== undefined;
 
