@@ -108,7 +108,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         store,
         storeKeys: { key, previousKey: options.storeKeyPrevious },
         publicUrl,
-        issuer: auth?.oauth?.issuer,
+        issuer: auth?.idpIssuer,
         connectClient: options.connectClient,
         oauthClients: options.oauthClients,
         settings: base.settings,
