@@ -36,6 +36,11 @@ export interface EndpointOptions {
   graceOver: AbortSignal;
   /** Per-user mode: legacy clients' capabilities, kept between their stateless requests. */
   clients?: ClientMemory;
+  /**
+   * Refuses a request before dispatch, when its token's scopes do not cover a tool it calls: the
+   * 403 `insufficient_scope` challenge (see http/scope-challenge.ts); undefined lets it through.
+   */
+  challenge?(body: unknown, who: Authenticated): Response | undefined;
   logger: Logger;
 }
 
@@ -81,11 +86,13 @@ export function mcpEndpoint(
     const body = await readJsonBody(req, res, options.maxBodyBytes);
     if (body === REFUSED) return;
     bodyRead();
+    const refusal = options.challenge?.(body, who);
+    if (refusal) return sendResponse(res, refusal);
     const cancelled = cancelledRequestId(body);
     if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
     const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
-    const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, clients);
+    const scope = requestScope(body, req.headers as CallHeaders, who, signal, clients);
     const inFlight = calls.open(who.caller.key, callIds(body), signal);
     res.once("close", inFlight.close);
     await dispatcher.dispatch(
@@ -118,12 +125,13 @@ export function mcpEndpoint(
 /**
  * The scope of one `/mcp` request, built once: a single message with a 2026-07-28 envelope is
  * modern, anything else legacy (whose URL elicitation comes from what the client declared at
- * `initialize`, remembered per person; unknown without per-user mode).
+ * `initialize`, remembered per person; unknown without per-user mode). Its view is what the
+ * caller's token narrows it to, else the server's whole selection.
  */
 function requestScope(
   body: unknown,
   headers: CallHeaders,
-  caller: Caller,
+  { caller, view }: Authenticated,
   signal: AbortSignal,
   clients: ClientMemory | undefined,
 ): RequestScope {
@@ -141,7 +149,7 @@ function requestScope(
     revision: revision ?? headers["mcp-protocol-version"],
     signal,
     urlElicitation,
-    view: WHOLE,
+    view: view ?? WHOLE,
   };
 }
 

@@ -19,6 +19,7 @@ import { isLoopbackHost, listen } from "./listen.js";
 import { readiness } from "./ready.js";
 import { rpcError } from "./respond.js";
 import { METADATA_PATH, route } from "./routes.js";
+import { scopeRefusal } from "./scope-challenge.js";
 
 /** A bound HTTP server, waiting for the registry it will serve. */
 export interface ListeningHttp {
@@ -51,14 +52,16 @@ export async function listenHttp(
   const auth = authConfig(options.auth, { loopback, warn: (message) => logger.warn(message) });
   const problem = team ? perUserProblem(auth) : undefined;
   if (problem) throw new Error(problem);
+  if (auth?.builtin && !team?.issuer)
+    throw new Error("--authorization-server builtin needs --credentials per-user: it signs each person in.");
   if (!loopback && !auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
-  const verifier = auth && tokenVerifier(auth, logger);
   const { server, localUrl } = await listen(options, logger);
   const publicUrl = options.publicUrl ?? localUrl;
+  const verifier = auth && tokenVerifier(auth, logger, auth.builtin ? team?.issuer?.(publicUrl) : undefined);
   const drain = new Drain();
   onShutdown(async (signal) => {
     logger.warn("shutting down: finishing in-flight requests", { signal, graceMs: options.shutdownGraceMs });
@@ -71,16 +74,22 @@ export async function listenHttp(
     auth,
     serve(registryOf, pages, serving) {
       const whole = registryOf(WHOLE);
+      const builtin = serving?.authorization;
       // Only an authorization server gives clients something to discover.
-      const metadata = auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
+      const metadata = builtin
+        ? protectedResource(publicUrl, publicUrl, builtin.rules.supported)
+        : auth?.oauth && protectedResource(publicUrl, auth.oauth.issuer);
+      const resourceMetadataUrl = metadata && `${publicUrl}${METADATA_PATH}`;
       const mcp = mcpEndpoint({
         registryOf,
         dispatcher: createDispatcher(registryOf, SERVER_INFO),
         authenticate: authGuard({
           verifier,
-          resourceMetadataUrl: metadata && `${publicUrl}${METADATA_PATH}`,
+          resourceMetadataUrl,
           perUser: serving !== undefined,
+          viewOf: builtin?.viewOf,
         }),
+        challenge: builtin && scopeRefusal(whole, builtin.rules.needsOf, resourceMetadataUrl),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
@@ -99,6 +108,7 @@ export async function listenHttp(
         metadata,
         pages,
         connect: serving?.pages,
+        authorization: builtin,
       });
       server.on("request", (req, res) => {
         drain.track(res);
@@ -119,11 +129,15 @@ export async function listenHttp(
   };
 }
 
-/** The protected-resource metadata (RFC 9728) of `/mcp`, naming the authorization server. */
-function protectedResource(publicUrl: string, issuer: string): string {
+/**
+ * The protected-resource metadata (RFC 9728) of `/mcp`, naming the authorization server, and the
+ * scopes a token may hold here when the server is its own (clients ask for these).
+ */
+function protectedResource(publicUrl: string, issuer: string, scopes?: readonly string[]): string {
   return JSON.stringify({
     resource: `${publicUrl}${MCP_PATH}`,
     authorization_servers: [issuer],
     bearer_methods_supported: ["header"],
+    ...(scopes && { scopes_supported: scopes }),
   });
 }

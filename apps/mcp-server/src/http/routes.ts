@@ -24,12 +24,17 @@ export interface Routes {
   pages?: Pages;
   /** Per-user mode's `/connect` pages. */
   connect?: (request: Request) => Promise<Response | undefined>;
+  /** The built-in authorization server: `/oauth/…` and its well-known metadata. */
+  authorization?: {
+    owns(path: string): boolean;
+    serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  };
 }
 
 /**
  * Every request's path: 503 while draining, then the guards, then by path `/mcp`, `/healthz` and
- * `/readyz` (no authentication), the resource metadata, a toolkit page or a connect page; anything else is
- * answered 404 without reading its body.
+ * `/readyz` (no authentication), the resource metadata, a toolkit page, the built-in authorization
+ * server or a connect page; anything else is answered 404 without reading its body.
  */
 export function route(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
@@ -47,6 +52,11 @@ export function route(routes: Routes): (req: IncomingMessage, res: ServerRespons
     if (path === METADATA_PATH && routes.metadata && req.method === "GET")
       return json(res, 200, routes.metadata);
     if (routes.pages?.owns(path)) return routes.pages.serve(req, res);
+    if (routes.authorization?.owns(path)) {
+      // It reads the body itself (forms and JSON, bounded by its own limits).
+      bodyRead();
+      return routes.authorization.serve(req, res);
+    }
     if (routes.connect && isConnectPath(path)) return serveFetch(routes.connect, req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };

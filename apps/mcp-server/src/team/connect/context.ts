@@ -41,6 +41,18 @@ export interface ConnectDeps {
   identifyToken?: (token: string) => string | undefined;
   /** The scopes the composed toolkits declare for a provider (`PROVIDERS[p].scopes(tools)`). */
   scopes: (provider: OAuthProviderId) => string[];
+  /**
+   * With the built-in authorization server: the clients each person authorised, which `/connect`
+   * lists with a revoke button.
+   */
+  authorised?: () => AuthorisedClients | undefined;
+}
+
+/** The clients a person authorised at the built-in authorization server (see team/authorize/consent.ts). */
+export interface AuthorisedClients {
+  list(principal: string): Promise<{ clientId: string; name: string; scopes: string[]; at: number }[]>;
+  /** Revokes every grant `principal` gave `clientId`; resolves to whether there was one. */
+  revoke(principal: string, clientId: string): Promise<boolean>;
 }
 
 /** The deps with what every handler derives from them. */
