@@ -32,6 +32,7 @@ const SCOPE_TEXT: Readonly<Record<string, string>> = {
 };
 
 const CONSENT_STYLE = html`<style>.client{display:flex;gap:1rem;align-items:center}.client img{width:48px;height:48px}
+label input{width:auto}
 .warning{background:#fff4e5;border:1px solid #e0a050;padding:.6rem 1rem}.deny{background:none;border:none;color:#555}</style>`;
 
 /** The consent page: who asks, for what, and the person's upstream connections. */
@@ -50,11 +51,14 @@ here can claim that address: approve only if you just started connecting from an
 <p><strong>${view.clientName}</strong> asks to use this server's tools as you (${view.who}); ${origin}.
 The authorization goes back to <strong>${view.redirectHost}</strong>.</p></div>
 ${warning}
-<p>It asks for:</p>
-<ul>${view.scopes.map((scope) => html`<li><strong>${scope}</strong>: ${SCOPE_TEXT[scope] ?? scope}</li>`)}</ul>
 <p>Your accounts (tools use them as you; connect one now so the first call already works):</p>
 <ul>${view.connections.map(connectionItem)}</ul>
 <form method="post" action="${view.action}">
+<p>It asks for (untick what it should not have):</p>
+${view.scopes.map(
+  (scope) =>
+    html`<label><input type="checkbox" name="scope" value="${scope}" checked> <strong>${scope}</strong>: ${SCOPE_TEXT[scope] ?? scope}</label>`,
+)}
 <input type="hidden" name="csrf" value="${view.csrf}">
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>

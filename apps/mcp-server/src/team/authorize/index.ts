@@ -96,7 +96,8 @@ export interface AuthorizationDeps {
 function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): AuthorizationServer {
   const { store } = prepared;
   const base = deps.publicUrl.replace(/\/+$/, "");
-  const secure = base.startsWith("https:");
+  const publicUrl = new URL(base);
+  const secure = publicUrl.protocol === "https:";
   const rules = scopeRules(deps.tools);
   const resource = `${base}/mcp`;
   const provider = createProvider.build(prepared.oidc, {
@@ -141,10 +142,11 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
         const refused = await admitRegistration(req, res);
         if (refused) return;
       }
-      // The scheme is the public URL's (TLS ends before this server); the address, the socket's.
-      req.headers["x-forwarded-proto"] = secure ? "https" : "http";
+      // Endpoints are named on the public URL, whatever host and scheme reached this process (TLS
+      // ends before it); the caller's address is the socket's.
+      req.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
+      req.headers["x-forwarded-host"] = publicUrl.host;
       req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
-      delete req.headers["x-forwarded-host"];
       await callback(req, res);
     },
     rules,

@@ -77,23 +77,34 @@ export function interactions(deps: InteractionDeps) {
       scopes: (params.scope ?? "").split(" ").filter((scope) => deps.scopes.includes(scope)),
       metadata: metadataDigest(client.metadata()),
     };
-    const grant = () => grantAndReturn(deps, req, res, approval, client.clientName ?? client.clientId);
+    const grant = (granted: readonly string[]) =>
+      grantAndReturn(
+        deps,
+        req,
+        res,
+        { ...approval, scopes: granted },
+        approval.scopes,
+        client.clientName ?? client.clientId,
+      );
     if (action === "consent") return answer(deps, req, res, details.uid, approval, grant);
     if (action !== undefined) return sendResponse(res, expired());
     const forced = (params.prompt ?? "").split(" ").includes("consent");
-    if (!forced && (await approved(deps.store, approval))) return grant();
+    if (!forced && (await approved(deps.store, approval))) return grant(approval.scopes);
     return sendResponse(res, await showConsent(deps, details.uid, approval, client));
   };
 }
 
-/** `POST …/consent`: allow or deny, from the browser the page was shown to. */
+/**
+ * `POST …/consent`: allow (the scopes ticked, of those asked) or deny, from the browser the page
+ * was shown to. Allowing none is denying.
+ */
 async function answer(
   deps: InteractionDeps,
   req: IncomingMessage,
   res: ServerResponse,
   uid: string,
   approval: Approval,
-  grant: () => Promise<void>,
+  grant: (granted: readonly string[]) => Promise<void>,
 ): Promise<void> {
   const body = await readBody(req, MAX_FORM_BYTES);
   const form = new URLSearchParams(body?.toString("utf8") ?? "");
@@ -101,23 +112,31 @@ async function answer(
     .map((value) => deps.consentCookies.open(value))
     .find((cookie) => cookie?.uid === uid && cookie.clientId === approval.clientId);
   if (!shown || !csrfMatches(shown.csrf, form)) return sendResponse(res, formExpired());
-  if (form.get("decision") !== "allow") {
+  const ticked = new Set(form.getAll("scope"));
+  const granted = approval.scopes.filter((scope) => ticked.has(scope));
+  if (form.get("decision") !== "allow" || !granted.length) {
     const denied = { error: "access_denied", error_description: "The person did not allow access." };
     return deps.provider.interactionFinished(req, res, denied, { mergeWithLastSubmission: false });
   }
-  return grant();
+  return grant(granted);
 }
 
-/** Grants `approval` (a new grant for the resource and scopes), remembers it, and resumes the authorization. */
+/**
+ * Grants `approval` (a new grant for the resource and its scopes; the others `asked` are recorded
+ * as refused, so the authorization goes on without them), remembers it, and resumes the authorization.
+ */
 async function grantAndReturn(
   deps: InteractionDeps,
   req: IncomingMessage,
   res: ServerResponse,
   approval: Approval,
+  asked: readonly string[],
   name: string,
 ): Promise<void> {
   const grant = new deps.provider.Grant({ accountId: approval.principal, clientId: approval.clientId });
   grant.addResourceScope(deps.resource, approval.scopes.join(" "));
+  const refused = asked.filter((scope) => !approval.scopes.includes(scope));
+  if (refused.length) grant.rejectResourceScope(deps.resource, refused.join(" "));
   const grantId = await grant.save();
   await remember(deps.store, approval, { name, grantId });
   const returnTo = await deps.provider.interactionResult(req, res, { consent: { grantId } });

@@ -104,6 +104,9 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      // Access tokens are bearer tokens: the front door checks no proof of possession.
+      dPoP: { enabled: false },
       revocation: {
         enabled: true,
         allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
@@ -148,8 +151,12 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     rotateRefreshToken: () => true,
     expiresWithSession: async () => false,
-    // Consent is per person, client, redirect URI and scopes (consent.ts): never reused by browser session.
-    loadExistingGrant: async () => undefined,
+    // Consent is per person, client, redirect URI and scopes (consent.ts), given in this very
+    // authorization: a grant is never reused because the browser's session knows the client.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     routes: {
       authorization: `${AS_PATH}/authorize`,
