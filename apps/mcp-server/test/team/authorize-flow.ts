@@ -76,7 +76,11 @@ export async function authorize(
 }
 
 /** The consent form's fields: its CSRF token, the scopes ticked, the decision. */
-export function consentForm(page: Page, scopes: string[] | undefined, decision: "allow" | "deny"): URLSearchParams {
+export function consentForm(
+  page: Page,
+  scopes: string[] | undefined,
+  decision: "allow" | "deny",
+): URLSearchParams {
   const offered = [...page.body.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1] ?? "");
   const form = new URLSearchParams({ csrf: page.form().fields.csrf ?? "", decision });
   for (const scope of scopes ?? offered) form.append("scope", scope);
@@ -100,7 +104,10 @@ export async function tokenRequest(base: string, fields: Record<string, string>)
 }
 
 /** Decodes a JWT's header and payload, unverified, for assertions. */
-export function jwtParts(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
+export function jwtParts(token: string): {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+} {
   const [header = "", payload = ""] = token.split(".");
   const decode = (part: string) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
   return { header: decode(header), payload: decode(payload) };

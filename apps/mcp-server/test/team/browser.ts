@@ -64,7 +64,11 @@ export interface Browser {
     options?: NavigationOptions,
   ): Promise<Page>;
   /** Posts `fields` as a urlencoded form to `url`, following redirects (a name may repeat in URLSearchParams). */
-  post(url: string, fields: Record<string, string> | URLSearchParams, options?: NavigationOptions): Promise<Page>;
+  post(
+    url: string,
+    fields: Record<string, string> | URLSearchParams,
+    options?: NavigationOptions,
+  ): Promise<Page>;
   /** The `set-cookie` headers received, raw, oldest first. */
   readonly setCookies: readonly string[];
 }

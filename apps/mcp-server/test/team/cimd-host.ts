@@ -2,7 +2,8 @@
 // vscode.dev serve theirs: a self-signed certificate made with openssl for 127.0.0.1, which the
 // server's replicas trust through NODE_EXTRA_CA_CERTS, and which they may fetch from only because
 // MCP_CIMD_PRIVATE_HOSTS names it. Each path answers as the test sets it: a document, a status, a
-// redirect, a delay, an oversized body.
+// redirect, a delay, an oversized body. The certificate names localhost too, so only the server's
+// guard (never TLS) stops a fetch from there.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -52,7 +53,7 @@ export async function startCimdHost(): Promise<CimdHost> {
     "-subj",
     "/CN=127.0.0.1",
     "-addext",
-    "subjectAltName=IP:127.0.0.1",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost",
     "-keyout",
     key,
     "-out",

@@ -137,7 +137,10 @@ export async function connectOAuth(
   const info = { name: `oauth-${generation}`, version: "0.0.0" };
   const options = { authProvider: provider as never, fetch: fetchFn };
   const callback = (provider as unknown as { options: ProviderOptions }).options.callback;
-  const authorized = async <T>(transport: { finishAuth(code: string): Promise<void> }, run: () => Promise<T>) => {
+  const authorized = async <T>(
+    transport: { finishAuth(code: string): Promise<void> },
+    run: () => Promise<T>,
+  ) => {
     for (let attempt = 0; ; attempt++) {
       try {
         return await run();
@@ -165,7 +168,8 @@ export async function connectOAuth(
     });
     return wrap(generation, provider, transport, authorized, {
       listTools: async () => (await client.listTools()).tools as ListedTool[],
-      call: async (name, args) => seen((await client.callTool({ name, arguments: args })) as Parameters<typeof seen>[0]),
+      call: async (name, args) =>
+        seen((await client.callTool({ name, arguments: args })) as Parameters<typeof seen>[0]),
       close: () => client.close(),
     });
   }
@@ -183,7 +187,10 @@ function wrap(
   generation: Generation,
   provider: MemoryProvider,
   transport: { finishAuth(code: string): Promise<void> },
-  authorized: <T>(transport: { finishAuth(code: string): Promise<void> }, run: () => Promise<T>) => Promise<T>,
+  authorized: <T>(
+    transport: { finishAuth(code: string): Promise<void> },
+    run: () => Promise<T>,
+  ) => Promise<T>,
   raw: {
     listTools(): Promise<ListedTool[]>;
     call(name: string, args: Record<string, unknown>): Promise<Seen>;
