@@ -3,6 +3,7 @@
 // test browser), exchange, refresh, revoke.
 import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "./browser.js";
+import type { CimdHost } from "./cimd-host.js";
 import type { Deployment } from "./deployment.js";
 
 /** A PKCE pair (S256). */
@@ -130,4 +131,16 @@ export async function mcpRequest(
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
+}
+
+/** The settings of a deployment with the built-in server, trusting and allowing `cimd`'s host. */
+export function builtinEnv(cimd: CimdHost): Record<string, string> {
+  return {
+    MCP_AUTHORIZATION_SERVER: "builtin",
+    MCP_CIMD_PRIVATE_HOSTS: cimd.host,
+    NODE_EXTRA_CA_CERTS: cimd.caFile,
+    // The identity provider only signs people in: its tokens are not this server's.
+    MCP_OAUTH_AUDIENCE: "",
+    MCP_OAUTH_JWKS_URL: "",
+  };
 }

@@ -10,6 +10,7 @@ import { openStore } from "../../src/team/store/index.js";
 import {
   authorize,
   authorizeUrl,
+  builtinEnv,
   consentForm,
   jwtParts,
   mcpRequest,
@@ -403,15 +404,3 @@ describe("the built-in authorization server refuses", () => {
     expect(answers.filter((status) => status === 201).length).toBeLessThanOrEqual(9);
   });
 });
-
-/** The settings of a deployment with the built-in server, trusting and allowing `cimd`'s host. */
-export function builtinEnv(cimd: CimdHost): Record<string, string> {
-  return {
-    MCP_AUTHORIZATION_SERVER: "builtin",
-    MCP_CIMD_PRIVATE_HOSTS: cimd.host,
-    NODE_EXTRA_CA_CERTS: cimd.caFile,
-    // The identity provider only signs people in: its tokens are not this server's.
-    MCP_OAUTH_AUDIENCE: "",
-    MCP_OAUTH_JWKS_URL: "",
-  };
-}

@@ -68,7 +68,7 @@ export class MemoryProvider {
   /** The authorization under way: the browser's run to the callback. */
   pending: Promise<void> | undefined;
 
-  constructor(private readonly options: ProviderOptions) {}
+  constructor(readonly options: ProviderOptions) {}
 
   get redirectUrl(): string {
     return this.options.callback.url;
@@ -136,52 +136,59 @@ export async function connectOAuth(
 ): Promise<OAuthTestClient> {
   const info = { name: `oauth-${generation}`, version: "0.0.0" };
   const options = { authProvider: provider as never, fetch: fetchFn };
-  const callback = (provider as unknown as { options: ProviderOptions }).options.callback;
-  const authorized = async <T>(
-    transport: { finishAuth(code: string): Promise<void> },
-    run: () => Promise<T>,
-  ) => {
+  const { callback } = provider.options;
+  const finish = async (transport: Finisher) => {
+    const params = callback.next();
+    await provider.pending;
+    const answer = await params;
+    const code = answer.get("code");
+    if (!code) throw new Error(`authorization refused: ${answer.toString()}`);
+    // v2 checks `iss` (RFC 9207) when given the whole callback; v1 takes the code.
+    await (generation === "v2" ? (transport as HttpV2).finishAuth(answer) : transport.finishAuth(code));
+  };
+  const authorized = async <T>(transport: Finisher, run: () => Promise<T>) => {
     for (let attempt = 0; ; attempt++) {
       try {
         return await run();
       } catch (error) {
-        if (!(error instanceof UnauthorizedV1 || error instanceof UnauthorizedV2) || attempt > 2) throw error;
-        const params = callback.next();
-        await provider.pending;
-        const answer = await params;
-        const code = answer.get("code");
-        if (!code) throw new Error(`authorization refused: ${answer.toString()}`);
-        // v2 checks `iss` (RFC 9207) when given the whole callback; v1 takes the code.
-        await (generation === "v2"
-          ? (transport as unknown as HttpV2).finishAuth(answer)
-          : transport.finishAuth(code));
+        if (!unauthorized(error) || attempt > 2) throw error;
+        await finish(transport);
       }
     }
   };
-  if (generation === "v1") {
-    const transport = new HttpV1(new URL(mcpUrl), options);
-    const client = new ClientV1(info);
-    await authorized(transport, () => client.connect(transport)).catch(async (error) => {
-      // A connect that stopped for sign-in starts again once signed in.
-      if (!provider.saved) throw error;
-      await client.connect(transport);
-    });
-    return wrap(generation, provider, transport, authorized, {
-      listTools: async () => (await client.listTools()).tools as ListedTool[],
-      call: async (name, args) =>
-        seen((await client.callTool({ name, arguments: args })) as Parameters<typeof seen>[0]),
-      close: () => client.close(),
-    });
+  // A connect stopped for sign-in starts again, once signed in, on a new client and transport.
+  for (let attempt = 0; ; attempt++) {
+    const transport =
+      generation === "v1" ? new HttpV1(new URL(mcpUrl), options) : new HttpV2(new URL(mcpUrl), options);
+    try {
+      if (generation === "v1") {
+        const client = new ClientV1(info);
+        await client.connect(transport as HttpV1);
+        return wrap(generation, provider, transport, authorized, {
+          listTools: async () => (await client.listTools()).tools as ListedTool[],
+          call: async (name, args) =>
+            seen((await client.callTool({ name, arguments: args })) as Parameters<typeof seen>[0]),
+          close: () => client.close(),
+        });
+      }
+      const client = new ClientV2(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      await client.connect(transport as HttpV2);
+      return wrap(generation, provider, transport, authorized, {
+        listTools: async () => (await client.listTools()).tools as ListedTool[],
+        call: async (name, args) => seen(await client.callTool({ name, arguments: args })),
+        close: () => client.close(),
+      });
+    } catch (error) {
+      if (!unauthorized(error) || attempt > 2) throw error;
+      await finish(transport);
+    }
   }
-  const transport = new HttpV2(new URL(mcpUrl), options);
-  const client = new ClientV2(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await authorized(transport, () => client.connect(transport));
-  return wrap(generation, provider, transport, authorized, {
-    listTools: async () => (await client.listTools()).tools as ListedTool[],
-    call: async (name, args) => seen(await client.callTool({ name, arguments: args })),
-    close: () => client.close(),
-  });
 }
+
+/** What finishes an authorization: either generation's transport. */
+type Finisher = { finishAuth(code: string): Promise<void> };
+
+const unauthorized = (error: unknown) => error instanceof UnauthorizedV1 || error instanceof UnauthorizedV2;
 
 function wrap(
   generation: Generation,

@@ -12,6 +12,8 @@ export interface ClientPolicy {
 
 /**
  * The client rules oidc-provider does not have:
+ * - a client's `scope` metadata (the SDK registers the scopes the resource metadata lists) is
+ *   ignored: the consent page decides what a token holds;
  * - a client with a loopback `http` redirect URI or one in a private scheme (`cursor://…`) is a
  *   native app (RFC 8252), whatever it says: its loopback redirect may then come on any port
  *   (Claude Code, VS Code), and a private scheme is accepted next to https ones (Cursor);
@@ -29,6 +31,9 @@ export function clientPolicy(privateHosts: readonly string[]): ClientPolicy {
         const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
         if (uris.some(isNativeRedirect)) metadata.application_type = "native";
         delete metadata[NATIVE_CHECK];
+        // A client's `scope` names what it may ask for, in the library's terms OpenID scopes only;
+        // what a token may hold here is the resource's scopes, granted on the consent page.
+        delete metadata.scope;
       },
     },
     fetch: (url, options) => {
