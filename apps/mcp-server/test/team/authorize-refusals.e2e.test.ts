@@ -3,6 +3,7 @@
 // loopback https host serving client metadata documents. Requests are made one at a time with
 // fetch and the test browser, so each step can be broken on purpose.
 import { createPrivateKey } from "node:crypto";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedKeys } from "../../src/team/authorize/keys.js";
@@ -23,6 +24,7 @@ import { browser } from "./browser.js";
 import { type CimdHost, type Served, startCimdHost } from "./cimd-host.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
 import { type Deployment, startDeployment } from "./deployment.js";
+import { MemoryProvider, startCallback } from "./oauth-client.js";
 import { recordingLogger } from "./store-helpers.js";
 
 const CALLBACK = "http://127.0.0.1:49152/callback";
@@ -389,6 +391,47 @@ describe("the built-in authorization server refuses", () => {
       stopBefore: (target) => target.href.startsWith(d.idp.url),
     });
     expect(connect.location?.startsWith(d.idp.url)).toBe(true);
+  });
+
+  it("an authorization response whose iss is missing or another's: the SDK (v2) refuses it before any token request", async () => {
+    const callback = await startCallback();
+    let reached: URL | undefined;
+    const provider = new MemoryProvider({
+      callback,
+      clientName: "Issuer test",
+      authorize: async (url) => {
+        reached = (await authorize(browser({ user: "frank" }), url.href, callback.url)).callback;
+      },
+    });
+    const tokenCalls: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      const target = String(input instanceof Request ? input.url : input);
+      if (target.endsWith("/oauth/token")) tokenCalls.push(target);
+      return fetch(input, init);
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(resourceOf(d)), {
+      authProvider: provider as never,
+      fetch: counting,
+    });
+    const client = new Client(
+      { name: "issuer-test", version: "0.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await expect(client.connect(transport)).rejects.toThrow(UnauthorizedError);
+    await provider.pending;
+    const answer = new URLSearchParams(reached?.search);
+    expect(answer.get("iss")).toBe(d.url);
+    for (const iss of ["https://attacker.example", undefined]) {
+      const altered = new URLSearchParams(answer);
+      if (iss) altered.set("iss", iss);
+      else altered.delete("iss");
+      await expect(transport.finishAuth(altered)).rejects.toThrow(/iss/i);
+    }
+    expect(tokenCalls).toEqual([]);
+    await transport.finishAuth(answer);
+    expect(tokenCalls).toHaveLength(1);
+    await client.close();
+    await callback.stop();
   });
 
   it("registrations beyond 10 an hour from one address: 429", async () => {
