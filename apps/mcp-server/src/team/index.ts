@@ -27,8 +27,8 @@ export type TeamOptions = Pick<
   | "rateLimitWaitMs"
   | "oauthClients"
   | "connectClient"
-  | "auth"
->;
+> &
+  Partial<Pick<ServerOptions, "auth">>;
 
 /** The per-user parts of a running server, once its store is open. */
 export interface Team {
@@ -100,7 +100,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
   );
   // The library and the keys before anything listens: a failure stops the start.
   const builtin =
-    options.auth.authorizationServer === "builtin"
+    options.auth?.authorizationServer === "builtin"
       ? await (await import("./authorize/index.js")).prepare(store, logger)
       : undefined;
   // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
@@ -141,7 +141,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         tools,
         connections,
         storeKeys: { key, previousKey: options.storeKeyPrevious },
-        privateHosts: options.auth.cimdPrivateHosts,
+        privateHosts: options.auth?.cimdPrivateHosts ?? [],
         personOf: site.personOf,
         signIn: site.signIn,
       });
