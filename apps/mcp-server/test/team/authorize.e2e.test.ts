@@ -44,6 +44,8 @@ describe("clients connecting by URL alone to the built-in authorization server",
   let chrome: Browser;
   const hops: Hop[] = [];
   const callbacks: Callback[] = [];
+  /** The clients' providers, whose tokens no log line may carry. */
+  const providers: MemoryProvider[] = [];
 
   beforeAll(async () => {
     let executablePath: string;
@@ -148,6 +150,7 @@ describe("clients connecting by URL alone to the built-in authorization server",
         // A read-only token: every scope but `write`.
         authorize: inChromium(context, "alice", { connectPager: true, untick: ["write"] }),
       });
+      providers.push(provider);
       client = await connectOAuth("v2", `${d.url}/mcp`, provider, recordingFetch);
       expect(provider.saved?.scope?.split(" ").sort()).toEqual(["marketing", "pager", "sheets"]);
       const names = (await client.listTools()).map((tool) => tool.name);
@@ -224,6 +227,7 @@ describe("clients connecting by URL alone to the built-in authorization server",
           untick: ["sheets", "marketing", "write"],
         }),
       });
+      providers.push(provider);
       client = await connectOAuth("v1", `${d.url}/mcp`, provider, recordingFetch);
       expect(provider.client?.client_id).toBeTruthy();
       expect(provider.saved?.scope).toBe("pager");
@@ -255,5 +259,17 @@ describe("clients connecting by URL alone to the built-in authorization server",
       await client.close();
       await context.close();
     });
+  });
+
+  it("had every replica log only JSON lines, none carrying a token it issued", () => {
+    const issued = providers.flatMap((provider) =>
+      provider.history.flatMap((tokens) => [tokens.access_token, tokens.refresh_token ?? ""]),
+    );
+    expect(issued.length).toBeGreaterThan(4);
+    for (const replica of d.replicas) {
+      const lines = replica.stderr().split("\n").filter(Boolean);
+      for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+      for (const token of issued.filter(Boolean)) expect(replica.stderr()).not.toContain(token);
+    }
   });
 });

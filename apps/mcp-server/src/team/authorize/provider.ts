@@ -209,8 +209,9 @@ const errorPage = (out: { error: string; error_description?: string }): string =
 function quietly<T>(logger: Logger, make: () => T): T {
   const { warn, info } = console;
   const restore = () => Object.assign(console, { warn, info });
-  console.warn = (...args: unknown[]) => logger.warn(`oidc-provider: ${args.join(" ")}`);
-  console.info = (...args: unknown[]) => logger.debug(`oidc-provider: ${args.join(" ")}`);
+  const text = (args: unknown[]) => `oidc-provider: ${args.join(" ").replace(/^oidc-provider \w+: /, "")}`;
+  console.warn = (...args: unknown[]) => logger.warn(text(args));
+  console.info = (...args: unknown[]) => logger.debug(text(args));
   try {
     const made = make();
     if (made instanceof Promise) return made.finally(restore) as T;
