@@ -28,7 +28,10 @@ export async function startCallback(): Promise<Callback> {
   const waiting: ((params: URLSearchParams) => void)[] = [];
   const arrived: URLSearchParams[] = [];
   const server: Server = createServer((req, res) => {
-    const params = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    // Only the callback counts: a browser there also asks for its favicon.
+    if (url.pathname !== "/callback") return void res.writeHead(404).end();
+    const params = url.searchParams;
     res.writeHead(200, { "content-type": "text/html" }).end("<p>Authorized. You can close this page.</p>");
     const waiter = waiting.shift();
     if (waiter) waiter(params);
