@@ -73,6 +73,30 @@ describe("real clients' registrations are accepted", () => {
     expect(token.client_id).toBe(cimd.url(path));
   });
 
+  it("a client's logo shown from the copy the server keeps, fetched once, allowed by the page's CSP", async () => {
+    // The smallest PNG: one transparent pixel.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+      "base64",
+    );
+    cimd.serve("/logo.png", { body: png, headers: { "content-type": "image/png" } });
+    const path = "/oauth/with-logo.json";
+    cimd.serve(path, {
+      body: {
+        ...(await fixture("claude-code.json")),
+        client_id: cimd.url(path),
+        logo_uri: cimd.url("/logo.png"),
+      },
+    });
+    for (const user of ["dora", "emil"]) {
+      const { consent } = await connect(cimd.url(path), "http://127.0.0.1:50505/callback", user);
+      expect(consent?.body).toContain(`<img src="data:image/png;base64,${png.toString("base64")}"`);
+      expect(consent?.headers.get("content-security-policy")).toContain("img-src data:");
+      expect(consent?.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+    expect(cimd.hits("/logo.png")).toBe(1);
+  });
+
   it("ChatGPT's metadata document, preferring private_key_jwt and offering none: a public client", async () => {
     const path = "/oauth/IbUR3zxyNQ16/client.json";
     cimd.serve(path, { body: { ...(await fixture("chatgpt.json")), client_id: cimd.url(path) } });

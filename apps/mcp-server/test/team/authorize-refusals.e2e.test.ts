@@ -291,6 +291,24 @@ describe("the built-in authorization server refuses", () => {
     expect(next.body.error).toBe("invalid_grant");
   });
 
+  it("a refresh token revoked by its client (RFC 7009): invalid_grant; an unknown token is answered 200 all the same", async () => {
+    const issued = await tokens("alice");
+    const revoke = (token: string) =>
+      fetch(`${d.url}/oauth/revoke`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token, token_type_hint: "refresh_token", client_id: clientId }),
+      });
+    expect((await revoke(issued.refresh_token)).status).toBe(200);
+    expect((await revoke("not-a-token-this-server-issued")).status).toBe(200);
+    const refresh = await tokenRequest(d.url, {
+      grant_type: "refresh_token",
+      client_id: clientId,
+      refresh_token: issued.refresh_token,
+    });
+    expect(refresh.body.error).toBe("invalid_grant");
+  });
+
   it("a grant revoked at /connect: its refresh token gets invalid_grant; its access token lives until it expires", async () => {
     const bob = browser({ user: "bob" });
     const { verifier, challenge } = pkce();

@@ -161,7 +161,7 @@ describe("clients connecting by URL alone to the built-in authorization server",
       expect(whoAmI.isError, whoAmI.text).toBe(false);
       expect(whoAmI.text).toContain("Alice Example");
       // Its metadata document identified it: nothing was registered.
-      expect(provider.client?.client_id ?? documentUrl).toBe(documentUrl);
+      expect(provider.client?.client_id).toBe(documentUrl);
       expect(served("/oauth/register")).toEqual([]);
       expect(cimd.hits("/agent-v2.json")).toBeGreaterThan(0);
     });

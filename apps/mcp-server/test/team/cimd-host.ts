@@ -18,7 +18,7 @@ const exec = promisify(execFile);
 /** How one path answers. */
 export interface Served {
   status?: number;
-  /** A JSON body (as it is: a string is sent unchanged). */
+  /** A JSON body (a string or bytes are sent unchanged). */
   body?: unknown;
   headers?: Record<string, string>;
   /** Milliseconds to wait before answering. */
@@ -68,7 +68,10 @@ export async function startCimdHost(): Promise<CimdHost> {
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const served = paths.get(path) ?? { status: 404, body: { error: "not found" } };
       if (served.delayMs) await new Promise((resolve) => setTimeout(resolve, served.delayMs));
-      const body = typeof served.body === "string" ? served.body : JSON.stringify(served.body ?? {});
+      const body =
+        typeof served.body === "string" || Buffer.isBuffer(served.body)
+          ? served.body
+          : JSON.stringify(served.body ?? {});
       res.writeHead(served.status ?? 200, { "content-type": "application/json", ...served.headers });
       res.end(body);
     },

@@ -68,6 +68,8 @@ export class MemoryProvider {
   /** Every token set saved, oldest first. */
   readonly history: NonNullable<MemoryProvider["saved"]>[] = [];
   private verifier = "";
+  /** What the SDK (v2) discovered at redirect time, to check the callback against (SEP-2352). */
+  private discovery: unknown;
   /** The authorization under way: the browser's run to the callback. */
   pending: Promise<void> | undefined;
 
@@ -89,8 +91,7 @@ export class MemoryProvider {
     };
   }
   clientInformation() {
-    if (this.client) return this.client as { client_id: string };
-    return this.options.clientMetadataUrl ? { client_id: this.options.clientMetadataUrl } : undefined;
+    return this.client as { client_id: string } | undefined;
   }
   saveClientInformation(info: Record<string, unknown>) {
     this.client = info;
@@ -110,6 +111,12 @@ export class MemoryProvider {
   }
   codeVerifier() {
     return this.verifier;
+  }
+  saveDiscoveryState(state: unknown) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery as never;
   }
   invalidateCredentials(scope: string) {
     if (scope === "all" || scope === "tokens") this.saved = undefined;

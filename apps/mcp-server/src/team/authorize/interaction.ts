@@ -60,38 +60,48 @@ export function interactions(deps: InteractionDeps) {
     const details = await deps.provider.interactionDetails(req, res).catch(() => undefined);
     if (!details || details.uid !== uid) return sendResponse(res, expired());
     const accountId = details.session?.accountId;
+    // Who the browser is signed in as at /connect now: the person consenting must still be them.
+    const person = await deps.personOf(cookieRequest(req));
+    if (!person && action === undefined)
+      return sendResponse(res, await deps.signIn(`${INTERACTION_PATH}/${uid}`));
     if (details.prompt.name === "login" || !accountId) {
-      if (action !== undefined) return sendResponse(res, expired());
-      const person = await deps.personOf(cookieRequest(req));
-      if (!person) return sendResponse(res, await deps.signIn(`${INTERACTION_PATH}/${uid}`));
+      if (action !== undefined || !person) return sendResponse(res, expired());
       const login = { login: { accountId: person } };
       return deps.provider.interactionFinished(req, res, login, { mergeWithLastSubmission: false });
     }
-    const params = details.params as Record<string, string | undefined>;
-    const client = await deps.provider.Client.find(params.client_id ?? "");
-    if (!client) return sendResponse(res, expired());
-    const approval: Approval = {
-      principal: accountId,
-      clientId: client.clientId,
-      redirectUri: params.redirect_uri ?? "",
-      scopes: (params.scope ?? "").split(" ").filter((scope) => deps.scopes.includes(scope)),
-      metadata: metadataDigest(client.metadata()),
-    };
-    const grant = (granted: readonly string[]) =>
-      grantAndReturn(
-        deps,
-        req,
-        res,
-        { ...approval, scopes: granted },
-        approval.scopes,
-        client.clientName ?? client.clientId,
-      );
-    if (action === "consent") return answer(deps, req, res, details.uid, approval, grant);
-    if (action !== undefined) return sendResponse(res, expired());
-    const forced = (params.prompt ?? "").split(" ").includes("consent");
-    if (!forced && (await approved(deps.store, approval))) return grant(approval.scopes);
-    return sendResponse(res, await showConsent(deps, details.uid, approval, client));
+    if (person !== accountId || (action !== undefined && action !== "consent"))
+      return sendResponse(res, expired());
+    return consentStep(deps, req, res, details, action === "consent");
   };
+}
+
+type Details = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+/** The consent prompt: its page, or its answer (`answering`), or none when approved before. */
+async function consentStep(
+  deps: InteractionDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  details: Details,
+  answering: boolean,
+): Promise<void> {
+  const params = details.params as Record<string, string | undefined>;
+  const client = await deps.provider.Client.find(params.client_id ?? "");
+  if (!client) return sendResponse(res, expired());
+  const approval: Approval = {
+    principal: String(details.session?.accountId),
+    clientId: client.clientId,
+    redirectUri: params.redirect_uri ?? "",
+    scopes: (params.scope ?? "").split(" ").filter((scope) => deps.scopes.includes(scope)),
+    metadata: metadataDigest(client.metadata()),
+  };
+  const name = client.clientName ?? client.clientId;
+  const grant = (granted: readonly string[]) =>
+    grantAndReturn(deps, req, res, { ...approval, scopes: granted }, approval.scopes, name);
+  if (answering) return answer(deps, req, res, details.uid, approval, grant);
+  const forced = (params.prompt ?? "").split(" ").includes("consent");
+  if (!forced && (await approved(deps.store, approval))) return grant(approval.scopes);
+  return sendResponse(res, await showConsent(deps, details.uid, approval, client));
 }
 
 /**
@@ -228,7 +238,7 @@ const expired = () =>
     400,
     messagePage(
       "This authorization has expired",
-      "It took too long, was already finished, or was started in another browser. Go back to your client and connect again.",
+      "It took too long, was already finished, was started in another browser, or this browser is now signed in as someone else. Go back to your client and connect again.",
     ),
   );
 
