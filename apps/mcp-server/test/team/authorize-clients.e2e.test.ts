@@ -64,6 +64,37 @@ describe("real clients' registrations are accepted", () => {
     return { consent, token: jwtParts(String(answer.body.access_token)).payload };
   }
 
+  it("serves the metadata each client looks for, at both well-known paths, named by the resource metadata", async () => {
+    const resource = await (await fetch(`${d.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(resource).toMatchObject({
+      resource: resourceOf(d),
+      authorization_servers: [d.url],
+      scopes_supported: ["pager", "sheets", "marketing", "write"],
+    });
+    const [oauth, openid] = await Promise.all(
+      ["oauth-authorization-server", "openid-configuration"].map(
+        async (name) =>
+          (await fetch(`${d.url}/.well-known/${name}`)).json() as Promise<Record<string, unknown>>,
+      ),
+    );
+    expect(openid).toEqual(oauth);
+    expect(oauth).toMatchObject({
+      issuer: d.url,
+      authorization_endpoint: `${d.url}/oauth/authorize`,
+      token_endpoint: `${d.url}/oauth/token`,
+      registration_endpoint: `${d.url}/oauth/register`,
+      revocation_endpoint: `${d.url}/oauth/revoke`,
+      code_challenge_methods_supported: ["S256"],
+      response_types_supported: ["code"],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+      scopes_supported: ["pager", "sheets", "marketing", "write"],
+    });
+    // claude.ai uses a metadata document only when `none` is among these.
+    expect(oauth.token_endpoint_auth_methods_supported).toContain("none");
+    expect(oauth.token_endpoint_auth_methods_supported).not.toContain("private_key_jwt");
+  });
+
   it("Claude Code's metadata document, calling back on a port its loopback redirects do not name", async () => {
     const path = "/oauth/claude-code-client-metadata";
     cimd.serve(path, { body: { ...(await fixture("claude-code.json")), client_id: cimd.url(path) } });

@@ -14,6 +14,7 @@ import { storeAdapter, UNUSED_CLIENT_TTL_MS } from "../../src/team/authorize/ada
 import { clientPolicy } from "../../src/team/authorize/clients.js";
 import { approvalRedirect } from "../../src/team/authorize/consent.js";
 import { KEY_LIFETIME_MS, serverKeys, verificationKeys } from "../../src/team/authorize/keys.js";
+import { registrationGate } from "../../src/team/authorize/registration.js";
 import { scopeRules } from "../../src/team/authorize/scopes.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
 import { TOOLKITS } from "../../src/toolkits.js";
@@ -199,6 +200,20 @@ describe("the store adapter and the keys", () => {
     await clients.upsert("client-1", { client_id: "client-1" });
     const stored = await store.get<{ expiresAt: number }>(`tk:as:Client:${hashKey("client-1")}`);
     expect((stored?.expiresAt ?? 0) - Date.now()).toBeGreaterThan(UNUSED_CLIENT_TTL_MS - 60_000);
+  });
+
+  it("takes so many registrations per address an hour, and so many clients in all", async () => {
+    const admit = registrationGate(store, { perHour: 2, max: 3 });
+    expect(await admit("192.0.2.1")).toBeUndefined();
+    expect(await admit("192.0.2.1")).toBeUndefined();
+    expect(await admit("192.0.2.1")).toMatchObject({ status: 429, body: { error: "invalid_request" } });
+    expect(await admit("192.0.2.2")).toBeUndefined();
+    const clients = new (storeAdapter(store, invalidGrant))("Client");
+    for (const id of ["a", "b", "c"]) await clients.upsert(`capped-${id}`, { client_id: id });
+    expect(await admit("192.0.2.3")).toMatchObject({
+      status: 503,
+      body: { error: "temporarily_unavailable" },
+    });
   });
 
   it("makes the keys once, and replaces them when old, the previous still verifying", async () => {

@@ -14,14 +14,11 @@ import { type ConsentCookie, interactions } from "./interaction.js";
 import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
 import { logoCache } from "./logo.js";
 import { AS_PATH, createProvider, INTERACTION_PATH, type ProviderModule } from "./provider.js";
+import { registrationGate } from "./registration.js";
 import { type ScopeRules, scopeRules } from "./scopes.js";
 
 /** The well-known paths of the server's metadata (RFC 8414, and the OpenID alias clients also try). */
 const WELL_KNOWN = new Set(["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
-/** Registrations taken per address, per hour. */
-const REGISTRATIONS_PER_HOUR = 10;
-/** The most dynamically registered clients kept at once (unused ones expire after 90 days). */
-export const MAX_REGISTERED_CLIENTS = 10_000;
 /** An unknown `kid` reads the keys from the store again at most this often, in milliseconds. */
 const KEY_RELOAD_MS = 5_000;
 
@@ -124,11 +121,7 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
     logo: logoCache(store, createProvider.guardedFetch(prepared.oidc, provider)),
   });
   const callback = provider.callback();
-  const registrations = store.rateLimiter({
-    keyPrefix: "as:register",
-    points: REGISTRATIONS_PER_HOUR,
-    durationS: 3_600,
-  });
+  const admit = registrationGate(store);
   return {
     owns: (path) => WELL_KNOWN.has(path) || path.startsWith(`${AS_PATH}/`),
     async serve(req, res) {
@@ -139,8 +132,9 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
         return interaction(req, res, uid, action);
       }
       if (path === `${AS_PATH}/register` && req.method === "POST") {
-        const refused = await admitRegistration(req, res);
-        if (refused) return;
+        const refused = await admit(req.socket.remoteAddress ?? "");
+        if (refused)
+          return json(res, refused.status, refused.body, { "retry-after": String(refused.retryAfterS) });
       }
       // Endpoints are named on the public URL, whatever host and scheme reached this process (TLS
       // ends before it); the caller's address is the socket's.
@@ -156,35 +150,6 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
       revoke: (principal, clientId) => revokeClient(store, principal, clientId),
     },
   };
-
-  /** Dynamic registration, bounded: so many per address an hour, so many clients in all. */
-  async function admitRegistration(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    const waitMs = await registrations.consume(req.socket.remoteAddress ?? "");
-    if (waitMs > 0) {
-      json(
-        res,
-        429,
-        {
-          error: "invalid_request",
-          error_description: "Too many registrations from this address; try again later.",
-        },
-        { "retry-after": String(Math.ceil(waitMs / 1000)) },
-      );
-      return true;
-    }
-    if ((await store.keys("tk:as:Client:")).length < MAX_REGISTERED_CLIENTS) return false;
-    json(
-      res,
-      503,
-      {
-        error: "temporarily_unavailable",
-        error_description:
-          "This server holds as many registered clients as it keeps; unused ones expire after 90 days.",
-      },
-      { "retry-after": "3600" },
-    );
-    return true;
-  }
 }
 
 /**
