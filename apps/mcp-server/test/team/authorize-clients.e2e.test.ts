@@ -91,8 +91,8 @@ describe("real clients' registrations are accepted", () => {
       scopes_supported: ["pager", "sheets", "marketing", "write"],
     });
     // claude.ai uses a metadata document only when `none` is among these.
-    expect(oauth.token_endpoint_auth_methods_supported).toContain("none");
-    expect(oauth.token_endpoint_auth_methods_supported).not.toContain("private_key_jwt");
+    expect(oauth?.token_endpoint_auth_methods_supported).toContain("none");
+    expect(oauth?.token_endpoint_auth_methods_supported).not.toContain("private_key_jwt");
   });
 
   it("Claude Code's metadata document, calling back on a port its loopback redirects do not name", async () => {
