@@ -387,6 +387,24 @@ describe("the built-in authorization server refuses", () => {
     expect(page.text).toContain("This form has expired");
   });
 
+  it("a form posted with Origin: null from another site: 403; from this server's own page: let through", async () => {
+    const post = (site: string) =>
+      fetch(`${d.url}/oauth/interaction/none/consent`, {
+        method: "POST",
+        headers: {
+          origin: "null",
+          "sec-fetch-site": site,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: "csrf=x&decision=allow",
+      });
+    expect((await post("cross-site")).status).toBe(403);
+    // Past the origin guard, an interaction this browser never had is over.
+    const own = await post("same-origin");
+    expect(own.status).toBe(400);
+    expect(await own.text()).toContain("This authorization has expired");
+  });
+
   it("the identity provider's answer carried to another browser: refused there, and nobody signed in", async () => {
     const url = authorizeUrl(d, {
       client_id: clientId,
