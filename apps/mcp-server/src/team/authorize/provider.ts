@@ -1,5 +1,6 @@
 import type { Logger } from "@toolkits/core";
 import type { Configuration, KoaContextWithOIDC, Provider } from "oidc-provider";
+import { SECURITY_HEADERS } from "../connect/respond.js";
 import { messagePage } from "../connect/templates.js";
 import type { TeamStore } from "../store/index.js";
 import { storeAdapter } from "./adapter.js";
@@ -85,8 +86,8 @@ export const createProvider = {
     module.fetchRequest(provider, url, { ...init }),
 };
 
+/** The whole configuration: what is on (`features`), how tokens and clients go, where state lives. */
 function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings): Configuration {
-  const { resource, scopes } = settings;
   const clients = clientPolicy(settings.privateHosts);
   const cookie = { httpOnly: true, sameSite: "lax" as const, signed: true };
   return {
@@ -100,41 +101,9 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
       long: cookie,
       short: cookie,
     },
-    features: {
-      devInteractions: { enabled: false },
-      userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
-      // Access tokens are bearer tokens: the front door checks no proof of possession.
-      dPoP: { enabled: false },
-      revocation: {
-        enabled: true,
-        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
-      },
-      registration: { enabled: true, issueRegistrationAccessToken: false },
-      rpMetadataChoices: { enabled: true },
-      clientIdMetadataDocument: {
-        enabled: true,
-        ack: "draft-02",
-        allowFetch: async () => true,
-        cacheDuration: { min: 60, max: 24 * 3_600 },
-      },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async () => resource,
-        useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx, indicator) => {
-          if (indicator !== resource) throw new oidc.errors.InvalidTarget();
-          return {
-            scope: scopes.join(" "),
-            audience: resource,
-            accessTokenTTL: ACCESS_TOKEN_TTL_S,
-            accessTokenFormat: "jwt",
-            jwt: { sign: { alg: "RS256" } },
-          };
-        },
-      },
-    },
+    features: features(oidc, settings),
+    // `none` for public clients (claude.ai uses a metadata document only when it is offered); no
+    // private_key_jwt, so ChatGPT, which offers `none` too, takes `none`.
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
@@ -158,29 +127,75 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
     interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
-    routes: {
-      authorization: `${AS_PATH}/authorize`,
-      token: `${AS_PATH}/token`,
-      revocation: `${AS_PATH}/revoke`,
-      registration: `${AS_PATH}/register`,
-      jwks: `${AS_PATH}/jwks`,
-      end_session: `${AS_PATH}/end-session`,
-    },
-    ttl: {
-      AccessToken: ACCESS_TOKEN_TTL_S,
-      AuthorizationCode: 60,
-      RefreshToken: REFRESH_TOKEN_TTL_S,
-      Grant: GRANT_TTL_S,
-      Session: SESSION_TTL_S,
-      Interaction: INTERACTION_TTL_S,
-      IdToken: ACCESS_TOKEN_TTL_S,
-    },
+    routes: ROUTES,
+    ttl: TTL,
     renderError: async (ctx: KoaContextWithOIDC, out) => {
+      ctx.set({ ...SECURITY_HEADERS });
       ctx.type = "html";
       ctx.body = errorPage(out);
     },
   };
 }
+
+/** What the server does: code flow, registration, metadata documents, revocation, one resource. */
+function features(oidc: ProviderModule["oidc"], settings: ProviderSettings): Configuration["features"] {
+  const { resource, scopes } = settings;
+  return {
+    devInteractions: { enabled: false },
+    userinfo: { enabled: false },
+    rpInitiatedLogout: { enabled: false },
+    pushedAuthorizationRequests: { enabled: false },
+    // Access tokens are bearer tokens: the front door checks no proof of possession.
+    dPoP: { enabled: false },
+    revocation: {
+      enabled: true,
+      allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+    },
+    registration: { enabled: true, issueRegistrationAccessToken: false },
+    rpMetadataChoices: { enabled: true },
+    clientIdMetadataDocument: {
+      enabled: true,
+      ack: "draft-02",
+      allowFetch: async () => true,
+      cacheDuration: { min: 60, max: 24 * 3_600 },
+    },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: async () => resource,
+      useGrantedResource: async () => true,
+      getResourceServerInfo: async (_ctx, indicator) => {
+        if (indicator !== resource) throw new oidc.errors.InvalidTarget();
+        return {
+          scope: scopes.join(" "),
+          audience: resource,
+          accessTokenTTL: ACCESS_TOKEN_TTL_S,
+          accessTokenFormat: "jwt",
+          jwt: { sign: { alg: "RS256" } },
+        };
+      },
+    },
+  };
+}
+
+const ROUTES = {
+  authorization: `${AS_PATH}/authorize`,
+  token: `${AS_PATH}/token`,
+  revocation: `${AS_PATH}/revoke`,
+  registration: `${AS_PATH}/register`,
+  jwks: `${AS_PATH}/jwks`,
+  end_session: `${AS_PATH}/end-session`,
+};
+
+/** Lifetimes, in seconds. */
+const TTL = {
+  AccessToken: ACCESS_TOKEN_TTL_S,
+  AuthorizationCode: 60,
+  RefreshToken: REFRESH_TOKEN_TTL_S,
+  Grant: GRANT_TTL_S,
+  Session: SESSION_TTL_S,
+  Interaction: INTERACTION_TTL_S,
+  IdToken: ACCESS_TOKEN_TTL_S,
+};
 
 /** The provider's cookie names: `__Host-` (path /) and `__Secure-` (path-bound) prefixes over https. */
 function cookieNames(secure: boolean) {
