@@ -198,6 +198,15 @@ describe("the built-in authorization server refuses", () => {
     expect(page.text).toContain("redirect_uri");
   });
 
+  it("a registration with a plain-http redirect URI away from loopback: invalid_redirect_uri", async () => {
+    const refused = await register(d.url, {
+      client_name: "Plain http",
+      redirect_uris: ["https://fine.example/cb", "http://attacker.example/cb"],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_redirect_uri");
+  });
+
   describe("a client metadata document", () => {
     const GOOD = {
       client_name: "Document test",

@@ -136,7 +136,10 @@ describe("approvals", () => {
 });
 
 describe("client metadata", () => {
-  const { validator } = clientPolicy([]).extraClientMetadata;
+  const { validator } = clientPolicy(
+    [],
+    (message) => new Error(`invalid_redirect_uri: ${message}`),
+  ).extraClientMetadata;
   const checked = (metadata: Record<string, unknown>) => {
     const copy: Record<string, unknown> = { client_id: "c", ...metadata };
     validator?.(undefined as never, "toolkits_native_check", undefined, copy as never);
@@ -151,6 +154,10 @@ describe("client metadata", () => {
     expect(
       checked({ redirect_uris: ["https://claude.ai/api/mcp/auth_callback"] }).application_type,
     ).toBeUndefined();
+  });
+
+  it.each(["http://attacker.example/cb", "https://x.example/*"])("refuses a redirect URI %s", (uri) => {
+    expect(() => checked({ redirect_uris: ["https://x.example/cb", uri] })).toThrow("invalid_redirect_uri");
   });
 
   it("drops the scope a client registers: the consent page decides what a token holds", () => {

@@ -12,6 +12,9 @@ export interface ClientPolicy {
 
 /**
  * The client rules oidc-provider does not have:
+ * - redirect URIs are https, loopback http or in a scheme of an app's own (OAuth 2.1): plain http
+ *   elsewhere, and a `*` (which would match nothing but reads as a wildcard), are refused with
+ *   `invalid`'s error (`invalid_redirect_uri`);
  * - a client's `scope` metadata (the SDK registers the scopes the resource metadata lists) is
  *   ignored: the consent page decides what a token holds;
  * - a client with a loopback `http` redirect URI or one in a private scheme (`cursor://…`) is a
@@ -21,7 +24,10 @@ export interface ClientPolicy {
  *   5 KB, 2.5 s, special-use addresses refused), except from `privateHosts` (host or host:port),
  *   which may be on any address.
  */
-export function clientPolicy(privateHosts: readonly string[]): ClientPolicy {
+export function clientPolicy(
+  privateHosts: readonly string[],
+  invalid: (message: string) => Error,
+): ClientPolicy {
   const allowed = new Set(privateHosts.map((host) => host.toLowerCase()));
   return {
     extraClientMetadata: {
@@ -29,6 +35,9 @@ export function clientPolicy(privateHosts: readonly string[]): ClientPolicy {
       validator(_ctx, key, _value, metadata) {
         if (key !== NATIVE_CHECK) return;
         const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+        const refused = uris.find(isRefusedRedirect);
+        if (refused !== undefined)
+          throw invalid(`redirect_uris may not hold ${String(refused)}: use https, or http on loopback`);
         if (uris.some(isNativeRedirect)) metadata.application_type = "native";
         delete metadata[NATIVE_CHECK];
         // A client's `scope` names what it may ask for, in the library's terms OpenID scopes only;
@@ -43,6 +52,13 @@ export function clientPolicy(privateHosts: readonly string[]): ClientPolicy {
       return fetch(url, options as RequestInit);
     },
   };
+}
+
+/** Plain http away from loopback, or a `*` anywhere. */
+function isRefusedRedirect(uri: unknown): boolean {
+  const parsed = typeof uri === "string" ? URL.parse(uri) : null;
+  if (!parsed) return false;
+  return String(uri).includes("*") || (parsed.protocol === "http:" && !isLoopback(parsed.hostname));
 }
 
 /** A loopback `http` redirect, or one in a scheme of its own (not http, https or a forbidden one). */

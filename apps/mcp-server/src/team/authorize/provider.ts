@@ -88,7 +88,10 @@ export const createProvider = {
 
 /** The whole configuration: what is on (`features`), how tokens and clients go, where state lives. */
 function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings): Configuration {
-  const clients = clientPolicy(settings.privateHosts);
+  const clients = clientPolicy(
+    settings.privateHosts,
+    (message) => new oidc.errors.InvalidRedirectUri(message),
+  );
   const cookie = { httpOnly: true, sameSite: "lax" as const, signed: true };
   return {
     adapter: storeAdapter(settings.store, (message) => new oidc.errors.InvalidGrant(message)),
