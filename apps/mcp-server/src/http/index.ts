@@ -60,7 +60,8 @@ export async function listenHttp(
     );
   }
   const { server, localUrl } = await listen(options, logger);
-  const publicUrl = options.publicUrl ?? localUrl;
+  // Without a trailing slash: the issuer, the resource and every URL made on it must agree exactly.
+  const publicUrl = (options.publicUrl ?? localUrl).replace(/\/+$/, "");
   const verifier = auth && tokenVerifier(auth, logger, auth.builtin ? team?.issuer?.(publicUrl) : undefined);
   const drain = new Drain();
   onShutdown(async (signal) => {
