@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { AuthorisedClient as Shown } from "../connect/templates.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { revokeGrant } from "./adapter.js";
 import { isLoopback } from "./clients.js";
@@ -13,10 +14,8 @@ export interface Approval {
   metadata: string;
 }
 
-/** A client a person has authorised, as `/connect` lists it. */
-export interface AuthorisedClient {
-  clientId: string;
-  name: string;
+/** A client a person has authorised, as kept for `/connect`'s list. */
+export interface AuthorisedClient extends Shown {
   scopes: string[];
   /** The grants issued to it for this person (one per authorization), which revoking ends. */
   grantIds: string[];

@@ -6,10 +6,11 @@ import type { BuiltinIssuer } from "../../http/auth/builtin.js";
 import { json } from "../../http/respond.js";
 import { pathOf } from "../../pages.js";
 import { scopesView, type View } from "../../views.js";
+import type { AuthorisedClients } from "../connect/context.js";
 import { cookieSealer, type StoreKeys } from "../connect/pending.js";
 import type { Connections } from "../connections.js";
 import type { TeamStore } from "../store/index.js";
-import { type AuthorisedClient, authorisedClients, revokeClient } from "./consent.js";
+import { authorisedClients, revokeClient } from "./consent.js";
 import { type ConsentCookie, interactions } from "./interaction.js";
 import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
 import { logoCache } from "./logo.js";
@@ -72,10 +73,7 @@ export interface AuthorizationServer {
   /** The view a verified token narrows its caller to: its scopes, for the server's own tokens. */
   viewOf(authInfo: AuthInfo): View | undefined;
   /** What people authorised, for /connect. */
-  clients: {
-    list(principal: string): Promise<AuthorisedClient[]>;
-    revoke(principal: string, clientId: string): Promise<boolean>;
-  };
+  clients: AuthorisedClients;
 }
 
 /** What the authorization server needs from the per-user parts around it. */

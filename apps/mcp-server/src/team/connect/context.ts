@@ -5,6 +5,7 @@ import type { Connections } from "../connections.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { type SignInMethods, signInMethods } from "./methods.js";
 import { type CookieSealer, cookieSealer, type StoreKeys } from "./pending.js";
+import type { AuthorisedClient } from "./templates.js";
 
 /** What the connect pages need from the server that serves them. */
 export interface ConnectDeps {
@@ -50,7 +51,8 @@ export interface ConnectDeps {
 
 /** The clients a person authorised at the built-in authorization server (see team/authorize/consent.ts). */
 export interface AuthorisedClients {
-  list(principal: string): Promise<{ clientId: string; name: string; scopes: string[]; at: number }[]>;
+  /** Latest first. */
+  list(principal: string): Promise<AuthorisedClient[]>;
   /** Revokes every grant `principal` gave `clientId`; resolves to whether there was one. */
   revoke(principal: string, clientId: string): Promise<boolean>;
 }
