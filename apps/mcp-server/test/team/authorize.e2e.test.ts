@@ -272,4 +272,26 @@ describe("clients connecting by URL alone to the built-in authorization server",
       for (const token of issued.filter(Boolean)) expect(replica.stderr()).not.toContain(token);
     }
   });
+
+  it("kept its state in Redis sealed: clients, grants, refresh tokens, consents and keys, no token in the clear", async () => {
+    const dump = (await d.redis?.dump()) ?? "";
+    const records = dump
+      .split("\n")
+      // `key<TAB>value` lines; the snapshot's bytes after them are searched whole below.
+      .filter((line) => line.startsWith("tk:as:") && line.includes("\t"))
+      .map((line) => line.split("\t"));
+    const names = records.map(([name]) => name ?? "");
+    for (const kind of ["keys", "Client:", "Grant:", "RefreshToken:", "approval:", "authorised:"])
+      expect(
+        names.some((name) => name.startsWith(`tk:as:${kind}`)),
+        kind,
+      ).toBe(true);
+    // Locks, single-use claims and the registration counters hold no more than an owner or a count.
+    const plain = (name = "") => /:(lock|consumed)$/.test(name) || name.startsWith("tk:as:register:");
+    for (const [name, value] of records) if (!plain(name)) expect(value, name).toMatch(/^v1\./);
+    const issued = providers.flatMap((provider) =>
+      provider.history.flatMap((tokens) => [tokens.access_token, tokens.refresh_token ?? ""]),
+    );
+    for (const token of issued.filter(Boolean)) expect(dump).not.toContain(token);
+  });
 });
