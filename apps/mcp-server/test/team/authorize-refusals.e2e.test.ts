@@ -1,7 +1,9 @@
-// The built-in authorization server refusing what the field note's table says it must, each case on
-// its own, against the built server (one replica on redis-server), the mock identity provider and a
-// loopback https host serving client metadata documents. Requests are made one at a time with
-// fetch and the test browser, so each step can be broken on purpose.
+// The built-in authorization server refusing what it must (a wrong resource, audience or PKCE, a
+// replayed code, an unregistered redirect, bad metadata documents, a reused refresh token, a revoked
+// grant, a scope too narrow, a forged consent, an identity provider's answer in another browser),
+// each case on its own, against the built server (one replica on redis-server), the mock identity
+// provider and a loopback https host serving client metadata documents. Requests are made one at a
+// time with fetch and the test browser, so each step can be broken on purpose.
 import { createPrivateKey } from "node:crypto";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { SignJWT } from "jose";
