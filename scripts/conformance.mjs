@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Runs the official MCP conformance suite's protocol scenarios against the built HTTP server
-// (`toolkits-mcp --transport http --sandbox`), for each protocol revision we serve, at `/mcp` and
-// at a connector URL (`/mcp/pager+sheets/readonly`, which has a tool with an `Mcp-Param` header).
+// Runs the official MCP conformance suite's protocol scenarios against the built HTTP server, for
+// each protocol revision we serve, in two set-ups: the sandbox (`toolkits-mcp --transport http
+// --sandbox`) and the built-in authorization server on, the suite given an access token
+// (conformance-builtin.mjs); each at `/mcp` and at a connector URL (`/mcp/pager+sheets/readonly`,
+// which has a tool with an `Mcp-Param` header).
 // The suite needs Node 22 (it calls fs.globSync) while the workspace runs on Node 20, so a Node 22
 // binary from the `node` npm package and the suite are installed into a cache directory on first use.
 //
 // Usage: node scripts/conformance.mjs [--scenario NAME] [--spec-version REV] [--url URL]
-//                                     [--path PATH]… [--expected-failures FILE]
+//                                     [--setup sandbox|builtin] [--path PATH]…
+//                                     [--expected-failures FILE]
 // --path chooses the server's paths to test (repeatable); --url tests that URL instead.
 // The expected failures default to scripts/conformance-expected-failures.yml: the two checks that
 // need the suite's own diagnostic tool.
@@ -17,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { startWithBuiltinToken } from "./conformance-builtin.mjs";
 import { cacheDir, installNode } from "./node-binary.mjs";
 
 const SUITE_VERSION = "0.2.0-alpha.12";
@@ -36,12 +40,16 @@ const SCENARIOS = {
   ],
 };
 
-/** The server's URLs tested by default: the whole server, and one connector URL. */
-const PATHS = ["/mcp", "/mcp/pager+sheets/readonly"];
-
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SERVER_CLI = join(ROOT, "apps/mcp-server/dist/cli.js");
 const SERVER_START_TIMEOUT_MS = 20_000;
+/** How the server is started for a run: each set-up is tested with every scenario. */
+const SETUPS = {
+  sandbox: () => startServer(["--sandbox"]),
+  builtin: () => startWithBuiltinToken(startServer),
+};
+/** The server's URLs tested by default: the whole server, and one connector URL. */
+const PATHS = ["/mcp", "/mcp/pager+sheets/readonly"];
 const DETAILS_MAX_CHARS = 400;
 
 function options() {
@@ -50,15 +58,19 @@ function options() {
       scenario: { type: "string" },
       "spec-version": { type: "string" },
       url: { type: "string" },
-      path: { type: "string", multiple: true },
       "expected-failures": { type: "string" },
+      setup: { type: "string" },
+      path: { type: "string", multiple: true },
     },
   });
   const revision = values["spec-version"];
   if (revision && !SCENARIOS[revision]) {
     throw new Error(`--spec-version must be one of ${Object.keys(SCENARIOS).join(", ")}`);
   }
+  if (values.setup && !SETUPS[values.setup])
+    throw new Error(`--setup must be one of ${Object.keys(SETUPS).join(", ")}`);
   return {
+    setups: values.url ? ["url"] : values.setup ? [values.setup] : Object.keys(SETUPS),
     revisions: revision ? [revision] : Object.keys(SCENARIOS),
     scenario: values.scenario,
     url: values.url,
@@ -78,18 +90,19 @@ function ensureSuite() {
 }
 
 /**
- * Starts the built server on a free port and resolves once it logs its URL (a JSON line on stderr
- * with a "url" field). The host becomes `localhost`: the DNS-rebinding scenario requires a
- * localhost URL and sends it as Host and Origin.
+ * Starts the built server on a free port with `args` and `env` besides the environment, and resolves
+ * once it logs its URL (a JSON line on stderr with a "url" field). The host becomes `localhost`: the
+ * DNS-rebinding scenario requires a localhost URL and sends it as Host and Origin.
  */
-function startServer() {
+function startServer(args, env = {}) {
   if (!existsSync(SERVER_CLI)) throw new Error(`${SERVER_CLI} is missing: run pnpm build first`);
   const child = spawn(
     process.execPath,
-    [SERVER_CLI, "--transport", "http", "--sandbox", "--port", "0", "--log-level", "info"],
+    [SERVER_CLI, "--transport", "http", ...args, "--port", "0", "--log-level", "info"],
     {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env },
     },
   );
   const log = [];
@@ -140,8 +153,8 @@ function stopServer(child) {
 }
 
 /** Runs one scenario at one revision; resolves to the suite's exit code, its output and its checks. */
-function runScenario(suite, url, revision, scenario, resultsDir, baseline) {
-  const outDir = join(resultsDir, revision, scenario);
+function runScenario(suite, url, setup, revision, scenario, resultsDir, baseline) {
+  const outDir = join(resultsDir, setup, revision, scenario);
   const args = [suite.cli, "server", "--url", url, "--scenario", scenario, "--spec-version", revision];
   args.push("-o", outDir, ...(baseline ? ["--expected-failures", baseline] : []));
   const child = spawn(suite.node, args, { env: { ...process.env, NO_COLOR: "1" } });
@@ -154,7 +167,14 @@ function runScenario(suite, url, revision, scenario, resultsDir, baseline) {
   });
   return new Promise((resolvePromise) => {
     child.on("close", (code) => {
-      resolvePromise({ revision, scenario, code, output: stripAnsi(output), checks: readChecks(outDir) });
+      resolvePromise({
+        setup,
+        revision,
+        scenario,
+        code,
+        output: stripAnsi(output),
+        checks: readChecks(outDir),
+      });
     });
   });
 }
@@ -186,22 +206,24 @@ const COLUMNS = [
 function printTable(results) {
   const width = Math.max(...results.map((result) => result.scenario.length)) + 2;
   const header = COLUMNS.map(([title]) => title.padStart(title.length + 2)).join("");
-  console.log(`\n${"revision".padEnd(12)}${"scenario".padEnd(width)}${header}`);
-  for (const { revision, scenario, code, checks } of results) {
+  console.log(`\n${"setup".padEnd(9)}${"revision".padEnd(12)}${"scenario".padEnd(width)}${header}`);
+  for (const { setup, revision, scenario, code, checks } of results) {
     const cells = COLUMNS.map(([title, status]) => String(count(checks, status)).padStart(title.length + 2));
     const verdict = !checks ? (code === 0 ? "not applicable" : "ERROR") : code === 0 ? "ok" : "FAIL";
-    console.log(`${revision.padEnd(12)}${scenario.padEnd(width)}${cells.join("")}  ${verdict}`);
+    console.log(
+      `${setup.padEnd(9)}${revision.padEnd(12)}${scenario.padEnd(width)}${cells.join("")}  ${verdict}`,
+    );
   }
 }
 
 /** Prints every failed or warned check with its message and (shortened) details. */
 function printProblems(results, baseline) {
-  for (const { revision, scenario, code, output, checks } of results) {
+  for (const { setup, revision, scenario, code, output, checks } of results) {
     const problems = (checks ?? []).filter(
       (check) => check.status === "FAILURE" || check.status === "WARNING",
     );
     if (!problems.length && code === 0) continue;
-    console.log(`\n${revision} ${scenario}`);
+    console.log(`\n${setup} ${revision} ${scenario}`);
     for (const check of problems) {
       console.log(`  ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
       if (check.details) console.log(`    details: ${shorten(JSON.stringify(check.details))}`);
@@ -228,28 +250,34 @@ function baselineVerdict(output) {
 async function main() {
   const opts = options();
   const suite = ensureSuite();
-  const server = opts.url ? undefined : await startServer();
-  // A crash or Ctrl-C must not leave the server running.
-  const stop = async () => server?.stop();
-  process.once("SIGINT", () => stop().then(() => process.exit(130)));
-  const urls = opts.url ? [opts.url] : opts.paths.map((path) => new URL(path, server.url).href);
   const resultsDir = mkdtempSync(join(tmpdir(), "toolkits-conformance-"));
   const results = [];
-  try {
-    for (const [index, url] of urls.entries()) {
-      console.log(`Testing ${url} with @modelcontextprotocol/conformance ${SUITE_VERSION}`);
-      // Each URL's results apart; its scenarios named with its path after the first.
-      const dir = join(resultsDir, String(index));
-      const path = index ? ` ${new URL(url).pathname}` : "";
-      for (const revision of opts.revisions) {
-        for (const scenario of opts.scenario ? [opts.scenario] : SCENARIOS[revision]) {
-          const result = await runScenario(suite, url, revision, scenario, dir, opts.baseline);
-          results.push({ ...result, scenario: `${scenario}${path}` });
+  const logs = [];
+  for (const setup of opts.setups) {
+    const server = opts.url ? undefined : await SETUPS[setup]();
+    // A crash or Ctrl-C must not leave the server running.
+    const stop = async () => server?.stop();
+    const interrupted = () => stop().then(() => process.exit(130));
+    process.once("SIGINT", interrupted);
+    const urls = opts.url ? [opts.url] : opts.paths.map((path) => new URL(path, server.url).href);
+    try {
+      for (const [index, url] of urls.entries()) {
+        console.log(`Testing ${url} (${setup}) with @modelcontextprotocol/conformance ${SUITE_VERSION}`);
+        // Each URL's results apart; its scenarios named with its path after the first.
+        const dir = join(resultsDir, String(index));
+        const path = index ? ` ${new URL(url).pathname}` : "";
+        for (const revision of opts.revisions) {
+          for (const scenario of opts.scenario ? [opts.scenario] : SCENARIOS[revision]) {
+            const result = await runScenario(suite, url, setup, revision, scenario, dir, opts.baseline);
+            results.push({ ...result, scenario: `${scenario}${path}` });
+          }
         }
       }
+    } finally {
+      await stop();
+      process.off("SIGINT", interrupted);
     }
-  } finally {
-    await stop();
+    if (server) logs.push(`Server log (${setup}):\n${server.log.join("\n")}`);
   }
   printTable(results);
   printProblems(results, opts.baseline);
@@ -258,7 +286,7 @@ async function main() {
     rmSync(resultsDir, { recursive: true, force: true });
     return;
   }
-  if (server) console.log(`\nServer log:\n${server.log.join("\n")}`);
+  console.log(`\n${logs.join("\n\n")}`);
   console.log(
     `\n${failed.length} scenario run(s) failed; the suite's checks.json files are in ${resultsDir}`,
   );

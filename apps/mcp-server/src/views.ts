@@ -74,3 +74,18 @@ export function registries(
     return registry;
   };
 }
+
+/**
+ * The view of an access token's OAuth scopes (`--authorization-server builtin`): it admits a tool
+ * when the token holds every scope the tool `needs`. Tokens with the same scopes share one view id.
+ */
+export function scopesView(
+  scopes: readonly string[],
+  needs: (tool: AnyToolDefinition) => readonly string[],
+): View {
+  const held = new Set(scopes);
+  return {
+    id: `scopes:${[...held].sort().join(" ")}`,
+    admits: (tool) => needs(tool).every((scope) => held.has(scope)),
+  };
+}

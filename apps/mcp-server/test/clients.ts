@@ -131,7 +131,8 @@ async function connect(
   };
 }
 
-function seen(result: { isError?: boolean; content?: unknown; structuredContent?: unknown }): Seen {
+/** A tool result as a model sees it: whether it failed, its first text, its structured content. */
+export function seen(result: { isError?: boolean; content?: unknown; structuredContent?: unknown }): Seen {
   const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
   return {
     isError: result.isError === true,

@@ -47,6 +47,11 @@ export interface EndpointOptions {
   clients?: ClientMemory;
   /** `--apps on`: MCP Apps views for the clients that take them. */
   apps?: boolean;
+  /**
+   * Refuses a request before dispatch, when its token's scopes do not cover a tool it calls: the
+   * 403 `insufficient_scope` challenge (see http/scope-challenge.ts); undefined lets it through.
+   */
+  challenge?(body: unknown, who: Authenticated, path: string): Response | undefined;
   logger: Logger;
 }
 
@@ -108,11 +113,13 @@ export function mcpEndpoint(
     const body = await readJsonBody(req, res, options.maxBodyBytes);
     if (body === REFUSED) return;
     bodyRead();
+    const refusal = options.challenge?.(body, who, target.path);
+    if (refusal) return sendResponse(res, refusal);
     const cancelled = cancelledRequestId(body);
     if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
     const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
-    const scope = requestScope(body, req.headers as CallHeaders, who.caller, signal, {
+    const scope = requestScope(body, req.headers as CallHeaders, who, signal, {
       clients,
       apps: options.apps,
       view,
@@ -149,13 +156,14 @@ export function mcpEndpoint(
 /**
  * The scope of one `/mcp` request, built once: a single message with a 2026-07-28 envelope is
  * modern, anything else legacy (whose URL elicitation comes from what the client declared at
- * `initialize`, remembered per person; unknown without per-user mode). Whether it takes MCP Apps
- * views is known from a modern envelope; a stateless legacy request's is unknown.
+ * `initialize`, remembered per person; unknown without per-user mode). Its view is the URL's,
+ * narrowed by what the caller's token allows, as the client takes MCP Apps views (known from a
+ * modern envelope; unknown for a stateless legacy request).
  */
 function requestScope(
   body: unknown,
   headers: CallHeaders,
-  caller: Caller,
+  who: Authenticated,
   signal: AbortSignal,
   { clients, apps, view }: Pick<EndpointOptions, "clients" | "apps"> & { view: View },
 ): RequestScope {
@@ -165,6 +173,7 @@ function requestScope(
   const params = message?.params;
   const revision = envelopeRevision(params);
   const era = eraOf(params);
+  const { caller } = who;
   const initialized = () => (clients && caller.principal ? clients.recall(caller) : undefined);
   const urlElicitation = elicitationOf(era, params, initialized);
   return {
@@ -173,7 +182,7 @@ function requestScope(
     revision: revision ?? headers["mcp-protocol-version"],
     signal,
     urlElicitation,
-    view: within(view, appsView(apps ? appsOf(era, params, undefined, false) : undefined)),
+    view: within(view, who.view ?? WHOLE, appsView(apps ? appsOf(era, params, undefined, false) : undefined)),
   };
 }
 

@@ -25,6 +25,7 @@ import { isLoopbackHost, listen } from "./listen.js";
 import { readiness } from "./ready.js";
 import { rpcError } from "./respond.js";
 import { route } from "./routes.js";
+import { scopeRefusal } from "./scope-challenge.js";
 
 /** A bound HTTP server, waiting for the registry it will serve. */
 export interface ListeningHttp {
@@ -66,14 +67,17 @@ export async function listenHttp(
   const auth = authConfig(options.auth, { loopback, warn: (message) => logger.warn(message) });
   const problem = team ? perUserProblem(auth) : undefined;
   if (problem) throw new Error(problem);
+  if (auth?.builtin && !team?.issuer)
+    throw new Error("--authorization-server builtin needs --credentials per-user: it signs each person in.");
   if (!loopback && !auth) {
     throw new Error(
       `Refusing to serve ${options.host} without authentication: set MCP_HTTP_BEARER_TOKENS or MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.`,
     );
   }
-  const verifier = auth && tokenVerifier(auth, logger);
   const { server, localUrl } = await listen(options, logger);
-  const publicUrl = options.publicUrl ?? localUrl;
+  // Without a trailing slash: the issuer, the resource and every URL made on it must agree exactly.
+  const publicUrl = (options.publicUrl ?? localUrl).replace(/\/+$/, "");
+  const verifier = auth && tokenVerifier(auth, logger, auth.builtin ? team?.issuer?.(publicUrl) : undefined);
   const drain = new Drain();
   onShutdown(async (signal) => {
     logger.warn("shutting down: finishing in-flight requests", { signal, graceMs: options.shutdownGraceMs });
@@ -86,14 +90,21 @@ export async function listenHttp(
     auth,
     serve(registryOf, served, pages, serving) {
       const whole = registryOf(WHOLE);
+      const builtin = serving?.authorization;
       // Only an authorization server gives clients something to discover.
-      const issuer = auth?.oauth?.issuer;
-      const metadata = issuer ? (path: string) => protectedResource(publicUrl, issuer, path) : undefined;
+      // The built-in server issues the tokens here; else an external IdP may.
+      const issuer = builtin ? publicUrl : auth?.oauth?.issuer;
+      const scopes = builtin?.rules.supported;
+      const metadata = issuer
+        ? (path: string) => protectedResource(publicUrl, issuer, path, scopes)
+        : undefined;
+      const metadataUrlOf = (path: string) => metadata && `${publicUrl}${metadataPathOf(path)}`;
       const authenticate = (path: string) =>
         authGuard({
           verifier,
-          resourceMetadataUrl: metadata && `${publicUrl}${metadataPathOf(path)}`,
+          resourceMetadataUrl: metadataUrlOf(path),
           perUser: serving !== undefined,
+          viewOf: builtin?.viewOf,
         });
       const info = serverInfo(iconSet(publicUrl));
       const mcp = mcpEndpoint({
@@ -101,6 +112,7 @@ export async function listenHttp(
         serverInfo: info,
         dispatcher: createDispatcher(registryOf, info),
         authenticate: (req, res, path) => authenticate(path)(req, res),
+        challenge: builtin && scopeRefusal(whole, builtin.rules.needsOf, metadataUrlOf),
         maxBodyBytes: options.maxBodyBytes,
         requestTimeoutMs: options.requestTimeoutMs,
         graceOver: drain.graceOver,
@@ -136,6 +148,7 @@ export async function listenHttp(
           logger,
         }),
         connect: serving?.pages,
+        authorization: builtin,
       });
       server.on("request", (req, res) => {
         drain.track(res);
@@ -156,11 +169,20 @@ export async function listenHttp(
   };
 }
 
-/** The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization server. */
-function protectedResource(publicUrl: string, issuer: string, path: string): string {
+/**
+ * The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization
+ * server, and the scopes a token may hold here when the server is its own (clients ask for these).
+ */
+function protectedResource(
+  publicUrl: string,
+  issuer: string,
+  path: string,
+  scopes?: readonly string[],
+): string {
   return JSON.stringify({
     resource: `${publicUrl}${path}`,
     authorization_servers: [issuer],
     bearer_methods_supported: ["header"],
+    ...(scopes && { scopes_supported: scopes }),
   });
 }

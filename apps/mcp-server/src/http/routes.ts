@@ -32,13 +32,18 @@ export interface Routes {
   site?: Pages;
   /** Per-user mode's `/connect` pages. */
   connect?: (request: Request) => Promise<Response | undefined>;
+  /** The built-in authorization server: `/oauth/…` and its well-known metadata. */
+  authorization?: {
+    owns(path: string): boolean;
+    serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  };
 }
 
 /**
  * Every request's path: 503 while draining, then the guards, then by path `/mcp` and the connector
  * URLs `/mcp/<selection>`, `/healthz` and `/readyz` (no authentication), the resource metadata of
- * each MCP URL, a toolkit page, the front page or an icon, or a connect page; anything else is
- * answered 404 without reading its body.
+ * each MCP URL, a toolkit page, the front page or an icon, the built-in authorization server, or a
+ * connect page; anything else is answered 404 without reading its body.
  */
 export function route(routes: Routes): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
@@ -58,6 +63,11 @@ export function route(routes: Routes): (req: IncomingMessage, res: ServerRespons
     if (routes.metadata && answerMetadata(req, res, path, routes.connectors, routes.metadata)) return;
     if (routes.pages?.owns(path)) return routes.pages.serve(req, res);
     if (routes.site?.owns(path)) return routes.site.serve(req, res);
+    if (routes.authorization?.owns(path)) {
+      // It reads the body itself (forms and JSON, bounded by its own limits).
+      bodyRead();
+      return routes.authorization.serve(req, res);
+    }
     if (routes.connect && isConnectPath(path)) return serveFetch(routes.connect, req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   };

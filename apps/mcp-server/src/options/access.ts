@@ -1,7 +1,7 @@
 import { tokenFilePath } from "../credentials/token-file.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "../team/limits.js";
 import { DEFAULT_STORE_HINT, defaultStorePath } from "../team/store/location.js";
-import { checked, inGroup, integer, oneOf, text } from "./setting.js";
+import { checked, inGroup, integer, list, oneOf, text } from "./setting.js";
 
 const inAuthentication = inGroup("Authentication");
 const inPerUser = inGroup("Per-user");
@@ -41,7 +41,7 @@ export const ACCESS = {
       flag: "--oauth-issuer <url>",
       env: "MCP_OAUTH_ISSUER",
       parse: text,
-      help: "accept OAuth access tokens (JWTs) from this issuer (all three OAuth settings, or none)",
+      help: "accept OAuth access tokens (JWTs) from this issuer (all three OAuth settings, or none; with --authorization-server builtin it may be alone: where people sign in)",
     }),
     oauthAudience: inAuthentication({
       flag: "--oauth-audience <audience>",
@@ -54,6 +54,18 @@ export const ACCESS = {
       env: "MCP_OAUTH_JWKS_URL",
       parse: text,
       help: "where the issuer publishes the keys that sign them (JWKS)",
+    }),
+    authorizationServer: inAuthentication({
+      flag: "--authorization-server <mode>",
+      env: "MCP_AUTHORIZATION_SERVER",
+      parse: oneOf(["external", "builtin"] as const),
+      help: "external (the default: tokens come from MCP_OAUTH_ISSUER or MCP_HTTP_BEARER_TOKENS) or builtin (per-user: this server is the OAuth authorization server of its MCP URL; clients register by metadata document or DCR, people sign in at MCP_OAUTH_ISSUER or with a named token, and consent per client)",
+    }),
+    cimdPrivateHosts: inAuthentication({
+      flag: "--cimd-private-hosts <hosts>",
+      env: "MCP_CIMD_PRIVATE_HOSTS",
+      parse: list,
+      help: "builtin: comma-separated hosts (host or host:port) whose client metadata documents may be fetched from loopback, private or other special-use addresses (refused otherwise)",
     }),
   },
   credentials: inPerUser({

@@ -1,12 +1,14 @@
 import { pathToFileURL } from "node:url";
 import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
 import { PROVIDERS } from "../credentials/providers.js";
+import type { BuiltinIssuer } from "../http/auth/builtin.js";
 import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js";
 import type { ClientMemory } from "../http/endpoint.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
 import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
+import type { AuthorizationServer } from "./authorize/index.js";
 import { type ConnectSite, connectSite } from "./connect/index.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
@@ -25,7 +27,8 @@ export type TeamOptions = Pick<
   | "rateLimitWaitMs"
   | "oauthClients"
   | "connectClient"
->;
+> &
+  Partial<Pick<ServerOptions, "auth">>;
 
 /** The per-user parts of a running server, once its store is open. */
 export interface Team {
@@ -44,6 +47,11 @@ export interface Team {
     auth: HttpAuthConfig | undefined,
     tools: readonly AnyToolDefinition[],
   ): TeamServing;
+  /**
+   * With `--authorization-server builtin`: the front door's view of the built-in server on
+   * `publicUrl` (its issuer, audience and keys, from the store).
+   */
+  issuer?(publicUrl: string): BuiltinIssuer;
   /** Settles once the store answers (within a few seconds). @throws StoreUnavailable saying why not. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -63,6 +71,8 @@ export interface TeamServing {
    * stateless requests; unknown reads as undeclared (the call then answers with the link as text).
    */
   clients: ClientMemory;
+  /** With `--authorization-server builtin`: the authorization server of the MCP URL. */
+  authorization?: AuthorizationServer;
 }
 
 /** How long a 2025 client's declared capabilities are remembered, in milliseconds (30 days). */
@@ -90,6 +100,11 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     },
     logger,
   );
+  // The library and the keys before anything listens: a failure stops the start.
+  const builtin =
+    options.auth?.authorizationServer === "builtin"
+      ? await (await import("./authorize/index.js")).prepare(store, logger)
+      : undefined;
   // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
   const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);
   return {
@@ -105,12 +120,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
           state: stateOf,
         },
       );
+      let authorization: AuthorizationServer | undefined;
       const site = connectSite({
         connections,
         store,
         storeKeys: { key, previousKey: options.storeKeyPrevious },
         publicUrl,
-        issuer: auth?.oauth?.issuer,
+        issuer: auth?.idpIssuer,
         connectClient: options.connectClient,
         oauthClients: options.oauthClients,
         settings: base.settings,
@@ -119,16 +135,28 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         // People calling with a named token sign in with it; without any, nobody can.
         identifyToken: auth?.staticTokens.some((entry) => entry.name) ? namedTokenPrincipal(auth) : undefined,
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
+        authorised: () => authorization?.clients,
       });
       const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
+      authorization = builtin?.serve({
+        publicUrl,
+        tools,
+        connections,
+        storeKeys: { key, previousKey: options.storeKeyPrevious },
+        privateHosts: options.auth?.cimdPrivateHosts ?? [],
+        personOf: site.personOf,
+        signIn: site.signIn,
+      });
       return {
         host,
         pages: site.pages,
         visitors,
         account: site.account,
         clients: clientMemory(store, logger),
+        authorization,
       };
     },
+    issuer: builtin && ((publicUrl) => builtin.issuer(publicUrl)),
     ready: () => store.ready(),
     close: () => store.close(),
   };

@@ -63,8 +63,12 @@ export interface Browser {
     action?: string | RegExp,
     options?: NavigationOptions,
   ): Promise<Page>;
-  /** Posts `fields` as a urlencoded form to `url`, following redirects. */
-  post(url: string, fields: Record<string, string>, options?: NavigationOptions): Promise<Page>;
+  /** Posts `fields` as a urlencoded form to `url`, following redirects (a name may repeat in URLSearchParams). */
+  post(
+    url: string,
+    fields: Record<string, string> | URLSearchParams,
+    options?: NavigationOptions,
+  ): Promise<Page>;
   /** The `set-cookie` headers received, raw, oldest first. */
   readonly setCookies: readonly string[];
 }

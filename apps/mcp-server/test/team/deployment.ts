@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CLI, freePort } from "../spawn.js";
-import { startBalancer } from "./haproxy.js";
+import { type Pins, startBalancer } from "./haproxy.js";
 import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
 import { type RedisServer, startRedis } from "./redis.js";
 import { type FakeUpstreams, startFakeUpstreams } from "./upstreams.js";
@@ -22,6 +22,8 @@ export interface Layout {
   store: StoreKind;
   /** Settings of every replica besides the deployment's own (a toolkit's, say). */
   env?: Record<string, string>;
+  /** Requests the balancer sends to one replica (by name, `replica1`…), whatever the rotation. */
+  pins?: Pins;
 }
 
 /** One server process. */
@@ -109,6 +111,7 @@ export async function startDeployment(layout: Layout): Promise<Deployment> {
     ? await startBalancer(
         balancerPort,
         Object.fromEntries(replicas.map((replica) => [replica.name, `127.0.0.1:${replica.port}`])),
+        layout.pins,
       )
     : undefined;
   return {

@@ -15,12 +15,26 @@ export interface Balancer {
   stop(): Promise<void>;
 }
 
-/** Starts haproxy on `port` balancing over `backends` (name → `host:port`); resolves once it accepts. */
-export async function startBalancer(port: number, backends: Record<string, string>): Promise<Balancer> {
+/**
+ * Requests sent to one replica whatever the rotation: by replica name, HAProxy conditions (each a
+ * line's worth of anonymous ACLs, e.g. `{ path /oauth/authorize }`; bodies can be matched, as
+ * requests are buffered). A test pins the steps it wants on different replicas.
+ */
+export type Pins = Record<string, string[]>;
+
+/**
+ * Starts haproxy on `port` balancing over `backends` (name → `host:port`), with `pins` steering some
+ * requests to one of them; resolves once it accepts.
+ */
+export async function startBalancer(
+  port: number,
+  backends: Record<string, string>,
+  pins: Pins = {},
+): Promise<Balancer> {
   const binary = await debianBinary("haproxy", "haproxy", "the team deployment test");
   const dir = await mkdtemp(join(tmpdir(), "toolkits-haproxy-"));
   const file = join(dir, "haproxy.cfg");
-  await writeFile(file, config(port, backends));
+  await writeFile(file, config(port, backends, pins));
   const child: ChildProcess = spawn(binary, ["-db", "-f", file], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const keep = (chunk: Buffer) => {
@@ -43,8 +57,17 @@ export async function startBalancer(port: number, backends: Record<string, strin
   };
 }
 
-function config(port: number, backends: Record<string, string>): string {
+function config(port: number, backends: Record<string, string>, pins: Pins): string {
   const servers = Object.entries(backends).map(([name, address]) => `  server ${name} ${address} check`);
+  const steering = Object.entries(pins).flatMap(([name, conditions]) =>
+    conditions.map((condition) => `  use_backend pin_${name} if ${condition}`),
+  );
+  const pinned = Object.keys(pins).map(
+    (name) => `
+backend pin_${name}
+  http-response set-header x-replica %s
+  server ${name} ${backends[name]} check inter 300ms fall 1 rise 1`,
+  );
   return `global
   log stdout format raw local0 info
   maxconn 2000
@@ -62,6 +85,8 @@ defaults
 
 frontend toolkits
   bind 127.0.0.1:${port}
+  option http-buffer-request
+${steering.join("\n")}
   default_backend mcp
 
 backend mcp
@@ -72,6 +97,7 @@ backend mcp
   default-server inter 300ms fall 1 rise 1
   http-response set-header x-replica %s
 ${servers.join("\n")}
+${pinned.join("\n")}
 `;
 }
 

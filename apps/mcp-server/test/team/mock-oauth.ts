@@ -35,6 +35,11 @@ export interface MockAuthServer {
   echoNextTokenRequest(): void;
   /** Tokens issued from now on last `seconds` (undefined: the mock's default hour). */
   tokenLifetime(seconds: number | undefined): void;
+  /**
+   * Signs in `user` at the authorizations from now on that name nobody: a real browser (Chromium)
+   * cannot add `mock_user` to a request it makes by following a redirect.
+   */
+  signInAs(user: string): void;
   stop(): Promise<void>;
 }
 
@@ -50,6 +55,7 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
   const usersByRefreshToken = new Map<string, string>();
   const scopesByRefreshToken = new Map<string, string>();
   let lifetime: number | undefined;
+  let unnamedUser: string | undefined;
   const mock: MockAuthServer = {
     url: server.issuer.url,
     server,
@@ -73,6 +79,9 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
     tokenLifetime(seconds) {
       lifetime = seconds;
     },
+    signInAs(user) {
+      unnamedUser = user;
+    },
     stop: () => server.stop(),
   };
   const userOf = (body: Record<string, string>) =>
@@ -85,7 +94,7 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
     const code = redirect.url.searchParams.get("code");
     if (!code) return;
     mock.codes.push(code);
-    const user = query[MOCK_USER_PARAM];
+    const user = query[MOCK_USER_PARAM] ?? unnamedUser;
     if (user) usersByCode.set(code, user);
     if (query.scope) scopesByCode.set(code, query.scope);
   });

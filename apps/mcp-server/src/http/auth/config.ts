@@ -14,11 +14,22 @@ export interface HttpAuthConfig {
   staticTokens: StaticToken[];
   /** OAuth access tokens verified as JWTs against the issuer's JWKS, for this audience. */
   oauth?: { issuer: string; audience: string; jwksUrl: string };
+  /** The team's identity provider (`MCP_OAUTH_ISSUER`), where browsers sign in; set whenever it is. */
+  idpIssuer?: string;
+  /**
+   * `--authorization-server builtin`: this server issues the access tokens of its MCP URL itself
+   * (see http/auth/builtin.ts); `MCP_OAUTH_ISSUER` alone then names only where people sign in.
+   */
+  builtin?: boolean;
 }
 
 /** Shortest static token accepted on a non-loopback interface, in characters. */
 const MIN_TOKEN_LENGTH = 32;
 const MAKE_TOKEN = "Make one with `openssl rand -hex 32`.";
+
+/** The settings `authConfig` reads; the mode defaults to `external`. */
+export type AuthSettings = Omit<ServerOptions["auth"], "authorizationServer" | "cimdPrivateHosts"> &
+  Partial<Pick<ServerOptions["auth"], "authorizationServer">>;
 
 /** Where the server listens, which decides whether weak static tokens are refused or only warned about. */
 export interface TokenPolicy {
@@ -27,14 +38,15 @@ export interface TokenPolicy {
 }
 
 /**
- * The auth configuration from `ServerOptions.auth` (`MCP_HTTP_BEARER_TOKENS`, `MCP_OAUTH_*`);
- * undefined when none is set. A blank entry in the bearer tokens (what a failed `$(openssl …)`
+ * The auth configuration from `ServerOptions.auth` (`MCP_HTTP_BEARER_TOKENS`, `MCP_OAUTH_*`,
+ * `MCP_AUTHORIZATION_SERVER`); undefined when none is set. A blank entry in the bearer tokens (what a failed `$(openssl …)`
  * leaves) or a token shorter than 32 characters is refused on a non-loopback interface and warned
  * about on loopback. One token given twice (under two names, say) is refused anywhere: whoever holds
  * it would act as either.
- * @throws Error for an incomplete OAuth configuration, a repeated token, or weak static tokens off loopback.
+ * @throws Error for an incomplete OAuth configuration (the built-in server may have the issuer alone), a
+ *   repeated token, or weak static tokens off loopback.
  */
-export function authConfig(auth: ServerOptions["auth"], policy: TokenPolicy): HttpAuthConfig | undefined {
+export function authConfig(auth: AuthSettings, policy: TokenPolicy): HttpAuthConfig | undefined {
   const parsed = auth.bearerTokens?.split(",").map((entry) => staticToken(entry.trim()));
   const staticTokens = parsed?.filter((entry) => entry.token) ?? [];
   const entries = parsed?.map((entry) => entry.token);
@@ -47,12 +59,17 @@ export function authConfig(auth: ServerOptions["auth"], policy: TokenPolicy): Ht
     policy.warn(`${weakness}${unauthenticated} ${MAKE_TOKEN}`);
   }
   const { oauthIssuer: issuer, oauthAudience: audience, oauthJwksUrl: jwksUrl } = auth;
+  const builtin = auth.authorizationServer === "builtin";
   const anyOauth = issuer || audience || jwksUrl;
-  if (anyOauth && !(issuer && audience && jwksUrl)) {
+  // The built-in server signs people in at the issuer and needs none of its tokens.
+  const signInOnly = builtin && !audience && !jwksUrl;
+  if (anyOauth && !(issuer && audience && jwksUrl) && !signInOnly) {
     throw new Error("OAuth needs all of MCP_OAUTH_ISSUER, MCP_OAUTH_AUDIENCE and MCP_OAUTH_JWKS_URL.");
   }
   const oauth = issuer && audience && jwksUrl ? { issuer, audience, jwksUrl } : undefined;
-  return staticTokens.length || oauth ? { staticTokens, oauth } : undefined;
+  return staticTokens.length || oauth || builtin
+    ? { staticTokens, oauth, idpIssuer: issuer, builtin }
+    : undefined;
 }
 
 /** A person's name before the token: letters, digits and `._@-`, up to 64 characters. */

@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
 import { errors as joseErrors, jwtVerify } from "jose";
+import { type BuiltinIssuer, builtinTokens } from "./builtin.js";
 import { type HttpAuthConfig, staticTokenMatcher, subjectPrincipal, tokenPrincipal } from "./config.js";
 import { KeySetUnavailable, remoteKeySet } from "./jwks.js";
 
@@ -56,11 +57,17 @@ export interface TokenVerifier extends OAuthTokenVerifier {
 
 /**
  * Verifies bearer tokens: static tokens by constant-time comparison of their SHA-256 digests,
- * then JWTs by signature (JWKS), issuer, audience, a required expiry and an issue time not in the
- * future. Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
+ * then the built-in server's own access tokens (`builtin`: see `builtinTokens`), then JWTs by
+ * signature (JWKS), issuer, audience, a required expiry and an issue time not in the future.
+ * Failures to fetch the JWKS are told apart from bad tokens (see `remoteKeySet`).
  */
-export function tokenVerifier(config: HttpAuthConfig, logger: Logger): TokenVerifier {
+export function tokenVerifier(
+  config: HttpAuthConfig,
+  logger: Logger,
+  builtin?: BuiltinIssuer,
+): TokenVerifier {
   const knownToken = staticTokenMatcher(config.staticTokens);
+  const own = builtin && builtinTokens(builtin, rejection);
   const keys = config.oauth && remoteKeySet(new URL(config.oauth.jwksUrl), logger);
   return {
     ready: async () => (keys ? keys.ready() : true),
@@ -71,6 +78,7 @@ export function tokenVerifier(config: HttpAuthConfig, logger: Logger): TokenVeri
         const extra = name ? { principal: tokenPrincipal(name) } : undefined;
         return { token, clientId: "static-token", scopes: [], expiresAt: STATIC_EXPIRY_SECONDS, extra };
       }
+      if (own?.claims(token)) return own.verify(token);
       if (!keys || !config.oauth) throw new OAuthError(OAuthErrorCode.InvalidToken, "Unknown bearer token");
       const { payload } = await jwtVerify(token, keys, {
         issuer: config.oauth.issuer,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthInfo, bearerAuthChallengeResponse } from "@modelcontextprotocol/server";
 import { ANONYMOUS, type Caller } from "../../scope.js";
+import type { View } from "../../views.js";
 import { principalOf } from "../auth/config.js";
 import { KeySetUnavailable } from "../auth/jwks.js";
 import { authenticate, type TokenVerifier } from "../auth/verify.js";
@@ -11,6 +12,8 @@ import { rpcError, sendResponse } from "../respond.js";
 export interface Authenticated {
   caller: Caller;
   authInfo?: AuthInfo;
+  /** What the token narrows the caller to (its scopes); undefined: the server's whole selection. */
+  view?: View;
 }
 
 /** What the front door checks. */
@@ -24,6 +27,8 @@ export interface AuthPolicy {
   resourceMetadataUrl: string | undefined;
   /** Per-user serving: every caller must be a person. */
   perUser: boolean;
+  /** The view a verified token narrows its caller to, when it does (the built-in server's scopes). */
+  viewOf?: (authInfo: AuthInfo) => View | undefined;
 }
 
 /**
@@ -55,6 +60,10 @@ export function authGuard(
       return undefined;
     }
     const key = createHash("sha256").update(authInfo.token).digest("base64url");
-    return { caller: { principal, clientId: authInfo.clientId, key }, authInfo };
+    return {
+      caller: { principal, clientId: authInfo.clientId, key },
+      authInfo,
+      view: policy.viewOf?.(authInfo),
+    };
   };
 }

@@ -36,7 +36,7 @@ export function originGuard(policy: OriginPolicy): (req: IncomingMessage, res: S
   const mayCall = callerRule(policy);
   return (req, res) => {
     const origin = req.headers.origin;
-    if (!origin) return false;
+    if (!origin || ownOpaque(req, origin)) return false;
     if (!mayCall(origin)) {
       rpcError(res, 403, `Origin ${origin} is not allowed. Add it to MCP_ALLOWED_ORIGINS to allow it.`);
       return true;
@@ -61,6 +61,13 @@ function callerRule(policy: OriginPolicy): (origin: string) => boolean {
     }
   };
 }
+
+/**
+ * A form posted from one of this server's own pages, which send no referrer: the browser then says
+ * `Origin: null`, and `Sec-Fetch-Site` (which no page can set) says where it came from.
+ */
+const ownOpaque = (req: IncomingMessage, origin: string): boolean =>
+  origin === "null" && req.headers["sec-fetch-site"] === "same-origin";
 
 /** Lets a page on an origin of MCP_ALLOWED_ORIGINS read the answer, not just send the request. */
 function allowCrossOrigin(res: ServerResponse, origin: string): void {

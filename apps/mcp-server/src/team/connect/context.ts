@@ -5,6 +5,7 @@ import type { Connections } from "../connections.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { type SignInMethods, signInMethods } from "./methods.js";
 import { type CookieSealer, cookieSealer, type StoreKeys } from "./pending.js";
+import type { AuthorisedClient } from "./templates.js";
 
 /** What the connect pages need from the server that serves them. */
 export interface ConnectDeps {
@@ -41,6 +42,19 @@ export interface ConnectDeps {
   identifyToken?: (token: string) => string | undefined;
   /** The scopes the composed toolkits declare for a provider (`PROVIDERS[p].scopes(tools)`). */
   scopes: (provider: OAuthProviderId) => string[];
+  /**
+   * With the built-in authorization server: the clients each person authorised, which `/connect`
+   * lists with a revoke button.
+   */
+  authorised?: () => AuthorisedClients | undefined;
+}
+
+/** The clients a person authorised at the built-in authorization server (see team/authorize/consent.ts). */
+export interface AuthorisedClients {
+  /** Latest first. */
+  list(principal: string): Promise<AuthorisedClient[]>;
+  /** Revokes every grant `principal` gave `clientId`; resolves to whether there was one. */
+  revoke(principal: string, clientId: string): Promise<boolean>;
 }
 
 /** The deps with what every handler derives from them. */

@@ -9,7 +9,7 @@ import { accountOf } from "./account.js";
 import { type ConnectContext, type ConnectDeps, connectContext } from "./context.js";
 import { errorText } from "./failures.js";
 import { linkWithoutCode, openLink } from "./link.js";
-import { disconnect, listConnections } from "./manage.js";
+import { disconnect, listConnections, revokeAuthorised } from "./manage.js";
 import { submitMarketing } from "./marketing.js";
 import { finishSignIn } from "./oidc.js";
 import { page } from "./respond.js";
@@ -91,6 +91,8 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
  * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
  *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
  * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
+ * - `POST /connect/clients/revoke` — with the built-in authorization server: ends every grant the
+ *   person gave a client.
  *
  * Signed-in sessions and upstream authorizations live in `deps.store`, so any replica serves any
  * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
@@ -113,6 +115,10 @@ async function route(ctx: ConnectContext, request: Request, url: URL): Promise<R
   if (second === undefined) {
     const own = ownPage(ctx, request, first);
     if (own) return own;
+  }
+  if (first === "clients" && second === "revoke" && ctx.authorised?.()) {
+    if (method !== "POST") return notAllowed("POST");
+    return withSession(ctx, request, (s) => revokeAuthorised(ctx, request, s));
   }
   if (!isProviderId(first)) return notFound();
   return providerRoute(ctx, request, url, first, second);

@@ -5,11 +5,42 @@ import { type SignedInSession, sessionForm } from "./session.js";
 import { connectionsPage, howToDisconnect, messagePage } from "./templates.js";
 import { type Revocation, revokeConnection } from "./upstream.js";
 
-/** `GET /connect`: the person's connections, each with a disconnect button. */
-export async function listConnections(ctx: ConnectContext, session: SignedInSession): Promise<Response> {
+/**
+ * `GET /connect`: the person's connections, each with a disconnect button, and (with the built-in
+ * authorization server) the clients they authorised, each with a revoke button.
+ */
+export async function listConnections(
+  ctx: ConnectContext,
+  session: SignedInSession,
+  notice?: string,
+): Promise<Response> {
   const { principal, display, csrf } = session.record;
   const connections = await ctx.connections.list(principal);
-  return page(200, connectionsPage(display ?? principal, connections, csrf));
+  const clients = (await ctx.authorised?.()?.list(principal)) ?? [];
+  return page(200, connectionsPage(display ?? principal, connections, csrf, notice, clients));
+}
+
+/**
+ * `POST /connect/clients/revoke`: ends every grant the person gave the client (`client_id`): its
+ * refresh tokens stop working at once, its access tokens within minutes.
+ */
+export async function revokeAuthorised(
+  ctx: ConnectContext,
+  request: Request,
+  session: SignedInSession,
+): Promise<Response> {
+  const form = await sessionForm(session, request);
+  const clients = ctx.authorised?.();
+  const clientId = form?.get("client_id");
+  if (!form || !clients || !clientId)
+    return page(400, messagePage("This form has expired", "Nothing was revoked.", howToDisconnect));
+  const revoked = await clients.revoke(session.record.principal, clientId);
+  ctx.logger.info("client revoked", { principal: principalHash(session.record.principal), revoked });
+  return listConnections(
+    ctx,
+    session,
+    revoked ? "Revoked: that client can no longer act as you." : "That client was not authorised.",
+  );
 }
 
 /**

@@ -31,12 +31,12 @@ export interface StoreKeys {
   previousKey?: string;
 }
 
-/** Seals pending sign-ins into cookie values and opens them again. */
-export interface CookieSealer {
-  /** The cookie value (`v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts) carrying `pending`. */
-  seal(pending: Pending): string;
+/** Seals what a browser carries (pending sign-ins, by default) into cookie values and opens them again. */
+export interface CookieSealer<T extends { expiresAt: number } = Pending> {
+  /** The cookie value (`v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts) carrying `value`. */
+  seal(value: T): string;
   /** What a cookie value carries; `undefined` when it does not open (forged, altered, sealed elsewhere) or expired. */
-  open(value: string, now?: number): Pending | undefined;
+  open(value: string, now?: number): T | undefined;
 }
 
 /** The additional authenticated data and key-derivation label: nothing else sealed opens as a pending sign-in. */
@@ -45,10 +45,14 @@ const LABEL = "toolkits-mcp connect: pending sign-in";
 /**
  * A sealer under AES-256-GCM keys derived (HKDF-SHA256) from the store's keys, so every replica
  * opens what another sealed, and a rotation keeps sign-ins under way working. The store key is
- * never used as such: a sealed cookie opens as nothing else.
+ * never used as such, and `label` (one per kind of cookie) binds the keys and the sealed values:
+ * a sealed cookie opens as nothing else.
  * @throws Error naming the variable when a key is not 32 bytes of base64 (see `parseKey`).
  */
-export function cookieSealer(keys: StoreKeys): CookieSealer {
+export function cookieSealer<T extends { expiresAt: number } = Pending>(
+  keys: StoreKeys,
+  label = LABEL,
+): CookieSealer<T> {
   const named: [string | undefined, KeyVariable][] = [
     [keys.key, "MCP_STORE_KEY"],
     [keys.previousKey, "MCP_STORE_KEY_PREVIOUS"],
@@ -56,20 +60,20 @@ export function cookieSealer(keys: StoreKeys): CookieSealer {
   const derived = named
     .filter((entry): entry is [string, KeyVariable] => Boolean(entry[0]?.trim()))
     .map(([value, variable]) => {
-      const key = Buffer.from(hkdfSync("sha256", parseKey(value, variable), "", LABEL, 32));
+      const key = Buffer.from(hkdfSync("sha256", parseKey(value, variable), "", label, 32));
       return { key, kid: keyId(key) };
     });
   const [current] = derived;
   if (!current) throw new Error("MCP_STORE_KEY is not set.");
   return {
-    seal: (pending) => seal(current.key, current.kid, LABEL, JSON.stringify(pending)),
+    seal: (sealed) => seal(current.key, current.kid, label, JSON.stringify(sealed)),
     open(value, now = Date.now()) {
       const [, kid, iv, ciphertext, tag, ...rest] = value.split(".");
       const entry = derived.find((each) => each.kid === kid);
       if (!entry || !iv || ciphertext === undefined || !tag || rest.length) return undefined;
-      const text = open(entry.key, LABEL, iv, ciphertext, tag);
-      const pending = text === undefined ? undefined : (JSON.parse(text) as Pending);
-      return pending && pending.expiresAt > now ? pending : undefined;
+      const text = open(entry.key, label, iv, ciphertext, tag);
+      const opened = text === undefined ? undefined : (JSON.parse(text) as T);
+      return opened && opened.expiresAt > now ? opened : undefined;
     },
   };
 }

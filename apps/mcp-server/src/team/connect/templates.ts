@@ -94,12 +94,33 @@ export function connectedPage(connection: Grant): Html {
   );
 }
 
-/** The person's connections, each with a disconnect button. */
+/** A client the person authorised at the built-in authorization server. */
+export interface AuthorisedClient {
+  clientId: string;
+  name: string;
+  scopes: readonly string[];
+}
+
+/** The clients the person authorised, each with a revoke button; nothing without any. */
+function authorisedList(clients: readonly AuthorisedClient[], csrf: string): Html | undefined {
+  if (!clients.length) return undefined;
+  const items = clients.map(
+    (
+      client,
+    ) => html`<li><strong>${client.name}</strong> <small>${client.clientId}; ${client.scopes.join(" ")}</small>
+<form method="post" action="${CONNECT_PATH}/clients/revoke"><input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="client_id" value="${client.clientId}"><button type="submit">Revoke</button></form></li>`,
+  );
+  return html`<h2>Clients you authorised</h2><ul>${items}</ul>`;
+}
+
+/** The person's connections, each with a disconnect button, then the clients they authorised. */
 export function connectionsPage(
   who: string,
   connections: readonly Grant[],
   csrf: string,
   notice?: string,
+  clients: readonly AuthorisedClient[] = [],
 ): Html {
   const items = connections.map(
     (connection) => html`<li><strong>${PROVIDERS[connection.provider].title}</strong>${describe(connection)}
@@ -110,7 +131,8 @@ export function connectionsPage(
     "Your connections",
     html`<p>Signed in as ${who} (<a href="${CONNECT_PATH}/sign-out">sign out</a>).</p>
 ${notice && html`<p>${notice}</p>`}
-${connections.length ? html`<ul>${items}</ul>` : html`<p>No accounts are connected. When your agent needs one, it gives you a link to connect it.</p>`}`,
+${connections.length ? html`<ul>${items}</ul>` : html`<p>No accounts are connected. When your agent needs one, it gives you a link to connect it.</p>`}
+${authorisedList(clients, csrf)}`,
   );
 }
 

@@ -1,0 +1,74 @@
+import type { KeyObject } from "node:crypto";
+import { type AuthInfo, OAuthError, OAuthErrorCode } from "@modelcontextprotocol/server";
+import { jwtVerify } from "jose";
+
+/** The built-in authorization server (`--authorization-server builtin`) as the front door sees it. */
+export interface BuiltinIssuer {
+  /** Its issuer: the server's public URL, without a trailing slash. */
+  issuer: string;
+  /** The audience its access tokens name: the MCP URL (RFC 8707 `resource`). */
+  audience: string;
+  /** The public key named `kid`; undefined for a key it never had. */
+  key(kid: string): KeyObject | undefined | Promise<KeyObject | undefined>;
+}
+
+/**
+ * Clock difference tolerated on the built-in server's own tokens, in seconds: its replicas share
+ * one clock source, so less than for another issuer's.
+ */
+const OWN_CLOCK_SKEW_SECONDS = 15;
+
+/** Verifies the built-in server's access tokens. */
+export interface BuiltinTokens {
+  /** Whether `token` claims to be from this issuer (read unverified; `verify` checks it). */
+  claims(token: string): boolean;
+  /**
+   * Checks an access token (RFC 9068 `at+jwt`, RS256): signature by a key of the server, issuer,
+   * audience (the MCP URL), expiry, and the `sub` and `client_id` claims. Resolves to what the
+   * SDK's handlers are given; `extra.principal` is the person (`sub`), `extra.scoped` marks the
+   * token's `scopes` as what narrows its view.
+   * @throws OAuthError (`invalid_token`) for any failure, saying which.
+   */
+  verify(token: string): Promise<AuthInfo>;
+}
+
+/** The verifier of `issuer`'s tokens: a signature check and a few claims, no request anywhere. */
+export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) => OAuthError): BuiltinTokens {
+  const claimed = `"iss":${JSON.stringify(issuer.issuer)}`;
+  const resource = new URL(issuer.audience);
+  return {
+    claims(token) {
+      const payload = token.split(".", 3)[1];
+      return payload !== undefined && Buffer.from(payload, "base64url").toString("utf8").includes(claimed);
+    },
+    async verify(token) {
+      const { payload } = await jwtVerify(
+        token,
+        async ({ kid }) => {
+          const key = kid === undefined ? undefined : await issuer.key(kid);
+          if (!key) throw new OAuthError(OAuthErrorCode.InvalidToken, "Access token rejected: unknown key");
+          return key;
+        },
+        {
+          issuer: issuer.issuer,
+          audience: issuer.audience,
+          typ: "at+jwt",
+          algorithms: ["RS256"],
+          requiredClaims: ["exp", "sub", "client_id"],
+          clockTolerance: OWN_CLOCK_SKEW_SECONDS,
+        },
+      ).catch((error: unknown) => {
+        throw error instanceof OAuthError ? error : reject(error);
+      });
+      const scope = typeof payload.scope === "string" ? payload.scope : "";
+      return {
+        token,
+        clientId: String(payload.client_id),
+        scopes: scope.split(" ").filter(Boolean),
+        expiresAt: (payload.exp ?? 0) + OWN_CLOCK_SKEW_SECONDS,
+        resource,
+        extra: { principal: payload.sub, scoped: true },
+      };
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { AnyToolDefinition, Logger } from "@toolkits/core";
+import type { Provider } from "oidc-provider";
+import type { BuiltinIssuer } from "../../http/auth/builtin.js";
+import { json } from "../../http/respond.js";
+import { pathOf } from "../../pages.js";
+import { scopesView, type View } from "../../views.js";
+import type { AuthorisedClients } from "../connect/context.js";
+import { cookieSealer, type StoreKeys } from "../connect/pending.js";
+import type { Connections } from "../connections.js";
+import type { TeamStore } from "../store/index.js";
+import { authorisedClients, revokeClient } from "./consent.js";
+import { type ConsentCookie, interactions } from "./interaction.js";
+import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
+import { logoCache } from "./logo.js";
+import { AS_PATH, createProvider, INTERACTION_PATH, type ProviderModule } from "./provider.js";
+import { registrationGate } from "./registration.js";
+import { type ScopeRules, scopeRules } from "./scopes.js";
+
+/** The well-known paths of the server's metadata (RFC 8414, and the OpenID alias clients also try). */
+const WELL_KNOWN = new Set(["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
+/** An unknown `kid` reads the keys from the store again at most this often, in milliseconds. */
+const KEY_RELOAD_MS = 5_000;
+
+/** The built-in server's parts made before anything listens: its library and its keys. */
+export interface Prepared {
+  oidc: ProviderModule;
+  keys: ServerKeys;
+  store: TeamStore;
+  logger: Logger;
+}
+
+/**
+ * Loads the library and the keys (made on the first start), before anything listens; then gives
+ * the front door's view of the server (`issuer`) and the server itself (`serve`), once the public
+ * URL is known.
+ * @throws StoreUnavailable when the store is out of reach.
+ */
+export async function prepare(store: TeamStore, logger: Logger) {
+  const [oidc, keys] = await Promise.all([createProvider.load(logger), serverKeys(store)]);
+  const prepared: Prepared = { oidc, keys, store, logger };
+  return {
+    issuer: (publicUrl: string) => builtinIssuer(prepared, publicUrl),
+    serve: (deps: AuthorizationDeps) => authorizationServer(prepared, deps),
+  };
+}
+
+/** The front door's view of the built-in server on `publicUrl`: its issuer, audience and keys. */
+function builtinIssuer(prepared: Prepared, publicUrl: string): BuiltinIssuer {
+  const base = publicUrl.replace(/\/+$/, "");
+  let keys = verificationKeys(prepared.keys);
+  let reloadedAt = 0;
+  return {
+    issuer: base,
+    audience: `${base}/mcp`,
+    key: async (kid) => {
+      if (keys.has(kid) || Date.now() - reloadedAt < KEY_RELOAD_MS) return keys.get(kid);
+      reloadedAt = Date.now();
+      const stored = await storedKeys(prepared.store).catch(() => undefined);
+      if (stored) keys = verificationKeys(stored);
+      return keys.get(kid);
+    },
+  };
+}
+
+/** The running authorization server, as the HTTP server and the /connect pages use it. */
+export interface AuthorizationServer {
+  /** Whether it answers `path`: `/oauth/…` and the two well-known metadata paths. */
+  owns(path: string): boolean;
+  serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  rules: ScopeRules;
+  /** The view a verified token narrows its caller to: its scopes, for the server's own tokens. */
+  viewOf(authInfo: AuthInfo): View | undefined;
+  /** What people authorised, for /connect. */
+  clients: AuthorisedClients;
+}
+
+/** What the authorization server needs from the per-user parts around it. */
+export interface AuthorizationDeps {
+  publicUrl: string;
+  tools: readonly AnyToolDefinition[];
+  connections: Connections;
+  storeKeys: StoreKeys;
+  privateHosts: readonly string[];
+  personOf(request: Request): Promise<string | undefined>;
+  signIn(returnTo: string): Promise<Response>;
+}
+
+/** The authorization server of `deps.publicUrl`'s MCP URL (see provider.ts and interaction.ts). */
+function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): AuthorizationServer {
+  const { store } = prepared;
+  const base = deps.publicUrl.replace(/\/+$/, "");
+  const publicUrl = new URL(base);
+  const secure = publicUrl.protocol === "https:";
+  const rules = scopeRules(deps.tools);
+  const resource = `${base}/mcp`;
+  const provider = createProvider.build(prepared.oidc, {
+    issuer: base,
+    resource,
+    scopes: rules.supported,
+    keys: prepared.keys,
+    store,
+    privateHosts: deps.privateHosts,
+    secure,
+    logger: prepared.logger,
+  });
+  adjust(provider, rules.supported);
+  const interaction = interactions({
+    provider,
+    store,
+    connections: deps.connections,
+    personOf: deps.personOf,
+    signIn: deps.signIn,
+    resource,
+    scopes: rules.supported,
+    secure,
+    consentCookies: cookieSealer<ConsentCookie>(deps.storeKeys, "toolkits-mcp authorize: consent"),
+    logo: logoCache(store, createProvider.guardedFetch(prepared.oidc, provider)),
+  });
+  const callback = provider.callback();
+  const admit = registrationGate(store);
+  return {
+    owns: (path) => WELL_KNOWN.has(path) || path.startsWith(`${AS_PATH}/`),
+    async serve(req, res) {
+      const path = pathOf(req);
+      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+        const [uid = "", action, ...rest] = path.slice(INTERACTION_PATH.length + 1).split("/");
+        if (rest.length) return void res.writeHead(404).end();
+        return interaction(req, res, uid, action);
+      }
+      if (path === `${AS_PATH}/register` && req.method === "POST") {
+        const refused = await admit(req.socket.remoteAddress ?? "");
+        if (refused)
+          return json(res, refused.status, refused.body, { "retry-after": String(refused.retryAfterS) });
+      }
+      // Endpoints are named on the public URL, whatever host and scheme reached this process (TLS
+      // ends before it); the caller's address is the socket's.
+      req.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
+      req.headers["x-forwarded-host"] = publicUrl.host;
+      req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+      await callback(req, res);
+    },
+    rules,
+    viewOf: (authInfo) => (authInfo.extra?.scoped ? scopesView(authInfo.scopes, rules.needs) : undefined),
+    clients: {
+      list: (principal) => authorisedClients(store, principal),
+      revoke: (principal, clientId) => revokeClient(store, principal, clientId),
+    },
+  };
+}
+
+/**
+ * Two things the library's settings cannot say: the metadata lists this server's scopes (never
+ * `offline_access`, which would make clients ask for it and for `prompt=consent`), and a client
+ * asking for no scope is asked about all of them.
+ */
+function adjust(provider: Provider, scopes: readonly string[]): void {
+  provider.use(async (ctx, next) => {
+    if (ctx.path === `${AS_PATH}/authorize` && ctx.method === "GET" && !ctx.query.scope)
+      ctx.query = { ...ctx.query, scope: scopes.join(" ") };
+    await next();
+    const route = (ctx as { oidc?: { route?: string } }).oidc?.route;
+    if (route === "discovery" && ctx.body && typeof ctx.body === "object")
+      Object.assign(ctx.body, { scopes_supported: [...scopes] });
+  });
+}

@@ -1,0 +1,33 @@
+import type { AnyToolDefinition } from "@toolkits/core";
+import { TOOLKITS } from "../../toolkits.js";
+
+/** The scope every tool that changes something needs, besides its toolkit's. */
+export const WRITE_SCOPE = "write";
+
+/** The OAuth scopes of the built-in server, and which of them each tool needs. */
+export interface ScopeRules {
+  /** Every scope a token may hold here: the served toolkits' ids, then `write` when a write tool is served. */
+  supported: string[];
+  /** The scopes a tool needs: its toolkit's id, and `write` unless it only reads. */
+  needs(tool: AnyToolDefinition): readonly string[];
+  /** The same, by a tool's canonical name (`Pager.WhoAmI`); undefined for a name of no tool. */
+  needsOf(name: string): readonly string[] | undefined;
+}
+
+/** The rules over `tools`, the server's own selection: one scope per toolkit, one for writes. */
+export function scopeRules(tools: readonly AnyToolDefinition[]): ScopeRules {
+  const toolkitOf = new Map(
+    Object.entries(TOOLKITS).flatMap(([id, kit]) => kit.tools.map((tool) => [tool.name, id] as const)),
+  );
+  const needs = (tool: AnyToolDefinition) => [
+    toolkitOf.get(tool.name) ?? "",
+    ...(tool.hints.readOnly ? [] : [WRITE_SCOPE]),
+  ];
+  const byName = new Map(tools.map((tool) => [tool.name, needs(tool)]));
+  const served = new Set(tools.map((tool) => toolkitOf.get(tool.name) ?? ""));
+  const supported = [
+    ...Object.keys(TOOLKITS).filter((id) => served.has(id)),
+    ...(tools.some((tool) => !tool.hints.readOnly) ? [WRITE_SCOPE] : []),
+  ];
+  return { supported, needs, needsOf: (name) => byName.get(name) };
+}

@@ -1,0 +1,146 @@
+// The OAuth steps of the built-in authorization server as a client and a browser take them, one
+// request at a time, so a test can break any step: register, authorize (sign-in and consent in the
+// test browser), exchange, refresh, revoke.
+import { createHash, randomBytes } from "node:crypto";
+import type { Browser, Page } from "./browser.js";
+import type { CimdHost } from "./cimd-host.js";
+import type { Deployment } from "./deployment.js";
+
+/** A PKCE pair (S256). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** The deployment's MCP URL: the `resource` its tokens are for. */
+export const resourceOf = (d: Deployment): string => `${d.url}/mcp`;
+
+/** Registers a client dynamically (RFC 7591); resolves to the answer's status and body. */
+export async function register(
+  base: string,
+  metadata: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(metadata),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The authorization URL for `params` (code flow; PKCE S256, the resource and a state by default). */
+export function authorizeUrl(d: Deployment, params: Record<string, string | undefined>): string {
+  const url = new URL(`${d.url}/oauth/authorize`);
+  const all: Record<string, string | undefined> = {
+    response_type: "code",
+    code_challenge_method: "S256",
+    resource: resourceOf(d),
+    state: randomBytes(8).toString("hex"),
+    ...params,
+  };
+  for (const [name, value] of Object.entries(all)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** Where an authorization ended: the redirect to the client's callback, or the page shown instead. */
+export interface Authorized {
+  /** The callback URL the browser was sent to (not requested), with `code`, `state`, `iss` or `error`. */
+  callback: URL | undefined;
+  /** The consent page, when one was shown. */
+  consent: Page | undefined;
+  /** The last page the browser got, when it was not sent to the callback. */
+  page: Page;
+}
+
+/**
+ * Opens `url` in `browser` (signing in at the mock identity provider as the browser's user), and on
+ * the consent page ticks `scopes` (all offered, by default) and allows; stops before the callback
+ * (any URL starting with `callbackPrefix`).
+ */
+export async function authorize(
+  browser: Browser,
+  url: string,
+  callbackPrefix: string,
+  options: { scopes?: string[]; consent?: (page: Page) => Promise<Page> } = {},
+): Promise<Authorized> {
+  const stopBefore = (target: URL) => target.href.startsWith(callbackPrefix);
+  let page = await browser.open(url, { stopBefore });
+  let consent: Page | undefined;
+  if (page.status === 200 && page.text.includes("Allow access?")) {
+    consent = page;
+    page = options.consent
+      ? await options.consent(page)
+      : await browser.post(page.form().action, consentForm(page, options.scopes, "allow"), { stopBefore });
+  }
+  const callback = page.location?.startsWith(callbackPrefix) ? new URL(page.location) : undefined;
+  return { callback, consent, page };
+}
+
+/** The consent form's fields: its CSRF token, the scopes ticked, the decision. */
+export function consentForm(
+  page: Page,
+  scopes: string[] | undefined,
+  decision: "allow" | "deny",
+): URLSearchParams {
+  const offered = [...page.body.matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1] ?? "");
+  const form = new URLSearchParams({ csrf: page.form().fields.csrf ?? "", decision });
+  for (const scope of scopes ?? offered) form.append("scope", scope);
+  return form;
+}
+
+/** A token request's answer. */
+export interface TokenAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Posts a token request (RFC 6749 §4.1.3, §6) to `base`'s token endpoint. */
+export async function tokenRequest(base: string, fields: Record<string, string>): Promise<TokenAnswer> {
+  const response = await fetch(`${base}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Decodes a JWT's header and payload, unverified, for assertions. */
+export function jwtParts(token: string): {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+} {
+  const [header = "", payload = ""] = token.split(".");
+  const decode = (part: string) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  return { header: decode(header), payload: decode(payload) };
+}
+
+/** A 2025-11-25 `tools/list` or `tools/call` with `token`; resolves to the HTTP answer. */
+export async function mcpRequest(
+  d: Deployment,
+  token: string,
+  method: "tools/list" | "tools/call",
+  params: Record<string, unknown> = {},
+): Promise<Response> {
+  return fetch(`${d.url}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+/** The settings of a deployment with the built-in server, trusting and allowing `cimd`'s host. */
+export function builtinEnv(cimd: CimdHost): Record<string, string> {
+  return {
+    MCP_AUTHORIZATION_SERVER: "builtin",
+    MCP_CIMD_PRIVATE_HOSTS: cimd.host,
+    NODE_EXTRA_CA_CERTS: cimd.caFile,
+    // The identity provider only signs people in: its tokens are not this server's.
+    MCP_OAUTH_AUDIENCE: "",
+    MCP_OAUTH_JWKS_URL: "",
+  };
+}
