@@ -1,9 +1,7 @@
 /**
- * Drops `null` object fields and `null` or `undefined` array entries, recursively, so results carry
- * no API noise. `undefined` object fields are left: they have no JSON form, so no client ever sees
- * them, and dropping them would copy every object a tool builds with optional fields. Returns
- * `value` itself where nothing is dropped, else a copy of just the objects and arrays that change
- * (the rest shared, not copied). Keys are data (an upstream may name a field `__proto__` or
+ * Drops `null` and `undefined` object fields, recursively, so results carry no API noise.
+ * Array entries that are null or undefined are dropped too. Returns `value` itself where nothing is
+ * dropped, else a copy of just the objects and arrays that change (the rest shared, not copied). Keys are data (an upstream may name a field `__proto__` or
  * `toString`), so they are copied as own properties, never assigned.
  */
 export function compact<T>(value: T): T {
@@ -25,7 +23,7 @@ export function compact<T>(value: T): T {
   const keys = Object.keys(value);
   const compacted = keys.map((key) => {
     const field = value[key];
-    return field === null ? DROPPED : compact(field);
+    return isPresent(field) ? compact(field) : DROPPED;
   });
   if (compacted.every((field, index) => field === value[keys[index] as string])) return value;
   const kept: Record<string, unknown> = {};
