@@ -107,6 +107,28 @@ function cursorEntry(target: Target) {
   return { url: target.url, ...(headers && { headers }) };
 }
 
+/** A command-line client that adds a server with `<program> mcp add --transport http`. */
+function cliClient(id: string, title: string, program: string, limits: ClientLimits): ClientGuide {
+  return {
+    id,
+    title,
+    urlOnly: false,
+    steps: (target) => [
+      ...tokenStep(target),
+      `Run the command, then check the server with /mcp in ${title}.`,
+    ],
+    snippets: (target) => [
+      {
+        label: "Command",
+        language: "sh",
+        text: `${program} mcp add --transport http${shellHeader(target)} ${target.name} ${target.url}`,
+      },
+    ],
+    limits,
+  };
+}
+
+/** The clients the front page and the README guide, in the order shown. */
 export const CLIENTS: readonly ClientGuide[] = [
   {
     id: "claude",
@@ -182,40 +204,10 @@ export const CLIENTS: readonly ClientGuide[] = [
     },
     limits: {},
   },
-  {
-    id: "claude-code",
-    title: "Claude Code",
-    urlOnly: false,
-    steps: (target) => [
-      ...tokenStep(target),
-      "Run the command, then check the server with /mcp in Claude Code.",
-    ],
-    snippets: (target) => [
-      {
-        label: "Command",
-        language: "sh",
-        text: `claude mcp add --transport http${shellHeader(target)} ${target.name} ${target.url}`,
-      },
-    ],
-    limits: { toolName: { prefix: (server) => `mcp__${server}__`, maxName: 64 } },
-  },
-  {
-    id: "gemini",
-    title: "Gemini CLI",
-    urlOnly: false,
-    steps: (target) => [
-      ...tokenStep(target),
-      "Run the command, then check the server with /mcp in Gemini CLI.",
-    ],
-    snippets: (target) => [
-      {
-        label: "Command",
-        language: "sh",
-        text: `gemini mcp add --transport http${shellHeader(target)} ${target.name} ${target.url}`,
-      },
-    ],
-    limits: {},
-  },
+  cliClient("claude-code", "Claude Code", "claude", {
+    toolName: { prefix: (server) => `mcp__${server}__`, maxName: 64 },
+  }),
+  cliClient("gemini", "Gemini CLI", "gemini", {}),
   {
     id: "openai-agents",
     title: "OpenAI Agents SDK",
