@@ -13,10 +13,9 @@ import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { SignJWT } from "jose";
-import { fixed, median, percentile, report, roundOrder, timed } from "./lib.mjs";
+import { fixed, importBundled, median, percentile, report, roundOrder, timed } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { calls: { type: "string", default: "20000" }, warmup: { type: "string", default: "2000" } },
@@ -115,33 +114,13 @@ try {
 }
 
 /** The server's front door and scope rules, bundled from src/ as the server's own bundle is. */
-async function bundleGuard(dir) {
-  const { build } = await import("esbuild");
-  const outfile = join(dir, "guard.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { authGuard } from "./src/http/guards/auth.ts";',
-        'export { tokenVerifier } from "./src/http/auth/verify.ts";',
-        'export { scopeRules } from "./src/team/authorize/scopes.ts";',
-        'export { scopesView } from "./src/views.ts";',
-        'import { TOOLKITS } from "./src/toolkits.ts";',
-        "export const tools = Object.values(TOOLKITS).flatMap((kit) => kit.tools);",
-      ].join("\n"),
-      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
-      sourcefile: "builtin-auth-bench-entry.ts",
-      loader: "ts",
-    },
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    external: ["open"],
-    banner: {
-      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-    },
-    logLevel: "warning",
-  });
-  return import(pathToFileURL(outfile).href);
+function bundleGuard(dir) {
+  return importBundled(dir, "guard", [
+    'export { authGuard } from "./src/http/guards/auth.ts";',
+    'export { tokenVerifier } from "./src/http/auth/verify.ts";',
+    'export { scopeRules } from "./src/team/authorize/scopes.ts";',
+    'export { scopesView } from "./src/views.ts";',
+    'import { TOOLKITS } from "./src/toolkits.ts";',
+    "export const tools = Object.values(TOOLKITS).flatMap((kit) => kit.tools);",
+  ]);
 }

@@ -3,7 +3,8 @@
 // next to its goal.
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The built binary. */
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -175,4 +176,33 @@ export function ratioFigure(measure, { ours, reference, ratios, goal, valid = tr
     goal: goalText(goal),
     met: valid && meets(ratio, goal),
   };
+}
+
+/**
+ * Bundles `exports` (lines of `export … from "./src/…"`, resolved from the server's folder) into
+ * `dir/<name>.mjs` with the server's own esbuild options, and imports it: benchmarks measure the
+ * server's code as it ships, each part sharing one copy of core.
+ */
+export async function importBundled(dir, name, exports) {
+  const { build } = await import("esbuild");
+  const outfile = join(dir, `${name}.mjs`);
+  await build({
+    stdin: {
+      contents: exports.join("\n"),
+      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+      sourcefile: `${name}-bench-entry.ts`,
+      loader: "ts",
+    },
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: ["open"],
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+    },
+    logLevel: "warning",
+  });
+  return import(pathToFileURL(outfile).href);
 }

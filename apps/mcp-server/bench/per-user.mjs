@@ -18,9 +18,9 @@ import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { fixed, percentile, report, timed } from "./lib.mjs";
+import { fixed, importBundled, percentile, report, timed } from "./lib.mjs";
 
 // The per-user calls write one audit line each to stderr, as in production: the measuring runs in
 // a child whose stderr is a pipe this process drains, counting those lines and passing on the rest.
@@ -247,39 +247,19 @@ async function measure() {
  * The server's team code and hosts, bundled from src/ with the same esbuild options as the server's
  * own bundle, with the core and pager builds they run on, so every part shares one copy of core.
  */
-async function bundleTeam(dir) {
-  const { build } = await import("esbuild");
-  const outfile = join(dir, "team.mjs");
-  await build({
-    stdin: {
-      contents: [
-        'export { openTeam } from "./src/team/index.ts";',
-        'export { openStore } from "./src/team/store/index.ts";',
-        'export { storedConnections } from "./src/team/connections.ts";',
-        'export { grantOf } from "./src/credentials/grant.ts";',
-        'export { environmentHost } from "./src/host.ts";',
-        'export { elicitationOf } from "./src/scope.ts";',
-        'export { sandboxFetch } from "@toolkits/core";',
-        'export { createToolRegistry } from "@toolkits/core/mcp";',
-        'export { pagerToolkit } from "@toolkits/pager";',
-        'export { sandbox } from "@toolkits/pager/sandbox";',
-      ].join("\n"),
-      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
-      sourcefile: "per-user-bench-entry.ts",
-      loader: "ts",
-    },
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    external: ["open"],
-    banner: {
-      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-    },
-    logLevel: "warning",
-  });
-  return import(pathToFileURL(outfile).href);
+function bundleTeam(dir) {
+  return importBundled(dir, "team", [
+    'export { openTeam } from "./src/team/index.ts";',
+    'export { openStore } from "./src/team/store/index.ts";',
+    'export { storedConnections } from "./src/team/connections.ts";',
+    'export { grantOf } from "./src/credentials/grant.ts";',
+    'export { environmentHost } from "./src/host.ts";',
+    'export { elicitationOf } from "./src/scope.ts";',
+    'export { sandboxFetch } from "@toolkits/core";',
+    'export { createToolRegistry } from "@toolkits/core/mcp";',
+    'export { pagerToolkit } from "@toolkits/pager";',
+    'export { sandbox } from "@toolkits/pager/sandbox";',
+  ]);
 }
 
 /** A logger passing warnings and errors on to stderr, as the server's would at its default level. */
