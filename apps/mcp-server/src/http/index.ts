@@ -103,6 +103,7 @@ export async function listenHttp(
         authGuard({
           verifier,
           resourceMetadataUrl: metadataUrlOf(path),
+          resource: `${publicUrl}${path}`,
           perUser: serving !== undefined,
           viewOf: builtin?.viewOf,
         });

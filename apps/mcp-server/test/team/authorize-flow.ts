@@ -114,14 +114,15 @@ export function jwtParts(token: string): {
   return { header: decode(header), payload: decode(payload) };
 }
 
-/** A 2025-11-25 `tools/list` or `tools/call` with `token`; resolves to the HTTP answer. */
+/** A 2025-11-25 `tools/list` or `tools/call` with `token` at `path`; resolves to the HTTP answer. */
 export async function mcpRequest(
   d: Deployment,
   token: string,
   method: "tools/list" | "tools/call",
   params: Record<string, unknown> = {},
+  path = "/mcp",
 ): Promise<Response> {
-  return fetch(`${d.url}/mcp`, {
+  return fetch(`${d.url}${path}`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,
@@ -131,6 +132,13 @@ export async function mcpRequest(
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
+}
+
+/** The JSON-RPC message of an MCP answer, sent as JSON or as one server-sent event. */
+export async function rpcMessage<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  const data = /^data: (.*)$/m.exec(text)?.[1];
+  return JSON.parse(data ?? text) as T;
 }
 
 /** The settings of a deployment with the built-in server, trusting and allowing `cimd`'s host. */

@@ -20,6 +20,7 @@ import {
   pkce,
   register,
   resourceOf,
+  rpcMessage,
   tokenRequest,
 } from "./authorize-flow.js";
 import { browser } from "./browser.js";
@@ -71,15 +72,16 @@ describe("the built-in authorization server refuses", () => {
     return { verifier, callback: done.callback, done };
   }
 
-  async function tokens(user: string) {
-    const { verifier, callback } = await code(user);
+  /** Tokens for `resource` (the MCP URL by default), through sign-in and consent as `user`. */
+  async function tokens(user: string, resource = resourceOf(d)) {
+    const { verifier, callback } = await code(user, { resource });
     const answer = await tokenRequest(d.url, {
       grant_type: "authorization_code",
       client_id: clientId,
       code: callback?.searchParams.get("code") ?? "",
       code_verifier: verifier,
       redirect_uri: CALLBACK,
-      resource: resourceOf(d),
+      resource,
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body as { access_token: string; refresh_token: string; scope: string };
@@ -95,6 +97,48 @@ describe("the built-in authorization server refuses", () => {
     expect(issued.refresh_token).toBeTruthy();
     const listed = await mcpRequest(d, issued.access_token, "tools/list");
     expect(listed.status).toBe(200);
+  });
+
+  it("nothing on the way of a token for a connector URL, served there and beneath it; refused at /mcp and at other connector URLs", async () => {
+    const issued = await tokens("alice", `${resourceOf(d)}/pager`);
+    expect(jwtParts(issued.access_token).payload.aud).toBe(`${resourceOf(d)}/pager`);
+    const list = (path: string) => mcpRequest(d, issued.access_token, "tools/list", {}, path);
+    const listed = await list("/mcp/pager");
+    expect(listed.status).toBe(200);
+    const { result } = await rpcMessage<{ result: { tools: { name: string }[] } }>(listed);
+    const names = result.tools.map((tool) => tool.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((name) => name.startsWith("Pager_"))).toBe(true);
+    expect((await list("/mcp/pager/readonly")).status).toBe(200);
+    for (const path of ["/mcp", "/mcp/sheets", "/mcp/pager+sheets"]) {
+      const refused = await list(path);
+      expect(refused.status, path).toBe(401);
+      expect(refused.headers.get("www-authenticate"), path).toContain('error="invalid_token"');
+    }
+  });
+
+  it("an approval at a connector URL covers that URL and beneath it only: the MCP URL asks for consent again", async () => {
+    const at = async (resource: string) => (await code("grace", { resource })).done.consent;
+    expect(await at(`${resourceOf(d)}/pager`)).toBeDefined();
+    expect(await at(`${resourceOf(d)}/pager/readonly`)).toBeUndefined();
+    expect(await at(`${resourceOf(d)}/sheets`)).toBeDefined();
+    expect(await at(resourceOf(d))).toBeDefined();
+    expect(await at(`${resourceOf(d)}/pager`)).toBeUndefined();
+  });
+
+  it.each([
+    ["with dot segments", "/pager/../../admin"],
+    ["with a query", "/pager?x=1"],
+  ])("a connector resource %s: invalid_target", async (_case, suffix) => {
+    const url = authorizeUrl(d, {
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      code_challenge: pkce().challenge,
+      resource: `${resourceOf(d)}${suffix}`,
+    });
+    const { callback } = await authorize(browser({ user: "alice" }), url, CALLBACK);
+    expect(callback?.searchParams.get("error")).toBe("invalid_target");
+    expect(callback?.searchParams.get("code")).toBeNull();
   });
 
   it("a resource other than its MCP URL, at the authorization endpoint: invalid_target, with iss", async () => {

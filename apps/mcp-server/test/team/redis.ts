@@ -33,6 +33,8 @@ export interface RedisServer {
    * so it never changes what a restart loads.
    */
   dump(): Promise<string>;
+  /** Every key with its string value as stored (other types by type name, e.g. `<hash>`). */
+  records(): Promise<Map<string, string>>;
 }
 
 export interface RedisServerOptions {
@@ -160,20 +162,39 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
       current = await launch(path, port, dir, args);
     },
     dump: () => dumpRedis(url, dir),
+    records: () => withClient(url, listRecords),
   };
 }
 
-async function dumpRedis(url: string, dir: string): Promise<string> {
+async function connect(url: string) {
   const client = createClient({ url });
   client.on("error", () => {});
-  await client.connect();
+  return await client.connect();
+}
+type RedisClient = Awaited<ReturnType<typeof connect>>;
+
+async function withClient<T>(url: string, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  const client = await connect(url);
   try {
-    const lines: string[] = [];
-    for await (const batch of client.scanIterator({ COUNT: 1_000 }))
-      for (const key of batch) {
-        const type = await client.type(key);
-        lines.push(`${key}\t${type === "string" ? ((await client.get(key)) ?? "") : `<${type}>`}`);
-      }
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function listRecords(client: RedisClient): Promise<Map<string, string>> {
+  const records = new Map<string, string>();
+  for await (const batch of client.scanIterator({ COUNT: 1_000 }))
+    for (const key of batch) {
+      const type = await client.type(key);
+      records.set(key, type === "string" ? ((await client.get(key)) ?? "") : `<${type}>`);
+    }
+  return records;
+}
+
+function dumpRedis(url: string, dir: string): Promise<string> {
+  return withClient(url, async (client) => {
+    const lines = [...(await listRecords(client))].map(([key, value]) => `${key}\t${value}`);
     // CONFIG SET dbfilename is refused by Redis 7 (a protected setting), so the snapshot goes to the
     // usual file, which is removed again unless the test asked for snapshots to persist.
     const config = await client.configGet("*");
@@ -182,7 +203,5 @@ async function dumpRedis(url: string, dir: string): Promise<string> {
     const rdb = await readFile(file, "latin1");
     if (!config.save) await rm(file, { force: true });
     return `${lines.join("\n")}\n${rdb}`;
-  } finally {
-    await client.close();
-  }
+  });
 }

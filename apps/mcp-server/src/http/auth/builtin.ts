@@ -6,7 +6,10 @@ import { jwtVerify } from "jose";
 export interface BuiltinIssuer {
   /** Its issuer: the server's public URL, without a trailing slash. */
   issuer: string;
-  /** The audience its access tokens name: the MCP URL (RFC 8707 `resource`). */
+  /**
+   * The MCP URL (RFC 8707 `resource`). Its access tokens name it or a connector URL beneath it
+   * (`<MCP URL>/<selection>`) as their audience.
+   */
   audience: string;
   /** The public key named `kid`; undefined for a key it never had. */
   key(kid: string): KeyObject | undefined | Promise<KeyObject | undefined>;
@@ -24,9 +27,10 @@ export interface BuiltinTokens {
   claims(token: string): boolean;
   /**
    * Checks an access token (RFC 9068 `at+jwt`, RS256): signature by a key of the server, issuer,
-   * audience (the MCP URL), expiry, and the `sub` and `client_id` claims. Resolves to what the
-   * SDK's handlers are given; `extra.principal` is the person (`sub`), `extra.scoped` marks the
-   * token's `scopes` as what narrows its view.
+   * audience (the MCP URL or a connector URL beneath it), expiry, and the `sub` and `client_id`
+   * claims. Resolves to what the SDK's handlers are given: `resource` is the token's audience (the
+   * front door serves it only there and beneath), `extra.principal` the person (`sub`), and
+   * `extra.scoped` marks the token's `scopes` as what narrows its view.
    * @throws OAuthError (`invalid_token`) for any failure, saying which.
    */
   verify(token: string): Promise<AuthInfo>;
@@ -35,7 +39,6 @@ export interface BuiltinTokens {
 /** The verifier of `issuer`'s tokens: a signature check and a few claims, no request anywhere. */
 export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) => OAuthError): BuiltinTokens {
   const claimed = `"iss":${JSON.stringify(issuer.issuer)}`;
-  const resource = new URL(issuer.audience);
   return {
     claims(token) {
       const payload = token.split(".", 3)[1];
@@ -51,7 +54,6 @@ export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) =>
         },
         {
           issuer: issuer.issuer,
-          audience: issuer.audience,
           typ: "at+jwt",
           algorithms: ["RS256"],
           requiredClaims: ["exp", "sub", "client_id"],
@@ -60,15 +62,24 @@ export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) =>
       ).catch((error: unknown) => {
         throw error instanceof OAuthError ? error : reject(error);
       });
+      const audience = payload.aud;
+      if (typeof audience !== "string" || !within(audience, issuer.audience))
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          "Access token rejected: issued for another resource (aud)",
+        );
       const scope = typeof payload.scope === "string" ? payload.scope : "";
       return {
         token,
         clientId: String(payload.client_id),
         scopes: scope.split(" ").filter(Boolean),
         expiresAt: (payload.exp ?? 0) + OWN_CLOCK_SKEW_SECONDS,
-        resource,
+        resource: new URL(audience),
         extra: { principal: payload.sub, scoped: true },
       };
     },
   };
 }
+
+/** Whether `url` is `base` or a path beneath it. */
+export const within = (url: string, base: string): boolean => url === base || url.startsWith(`${base}/`);

@@ -1,8 +1,14 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AuthInfo, bearerAuthChallengeResponse } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  bearerAuthChallengeResponse,
+  OAuthError,
+  OAuthErrorCode,
+} from "@modelcontextprotocol/server";
 import { ANONYMOUS, type Caller } from "../../scope.js";
 import type { View } from "../../views.js";
+import { within } from "../auth/builtin.js";
 import { principalOf } from "../auth/config.js";
 import { KeySetUnavailable } from "../auth/jwks.js";
 import { authenticate, type TokenVerifier } from "../auth/verify.js";
@@ -25,6 +31,11 @@ export interface AuthPolicy {
    * authorization server (static tokens only), so clients are not sent looking for one.
    */
   resourceMetadataUrl: string | undefined;
+  /**
+   * The MCP URL this door guards (`<public URL>/mcp` or a connector URL). A token bound to a
+   * resource (RFC 8707) is served there and beneath it only, where a connector URL narrows it.
+   */
+  resource?: string;
   /** Per-user serving: every caller must be a person. */
   perUser: boolean;
   /** The view a verified token narrows its caller to, when it does (the built-in server's scopes). */
@@ -46,6 +57,12 @@ export function authGuard(
     let authInfo: AuthInfo;
     try {
       authInfo = await authenticate(req.headers.authorization, verifier, resourceMetadataUrl);
+      const bound = authInfo.resource?.href;
+      if (bound && policy.resource && !within(policy.resource, bound))
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          `Access token rejected: it was issued for ${bound}`,
+        );
     } catch (error) {
       if (error instanceof KeySetUnavailable)
         rpcError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });

@@ -1,14 +1,17 @@
 import { createHash } from "node:crypto";
+import { within } from "../../http/auth/builtin.js";
 import type { AuthorisedClient as Shown } from "../connect/templates.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { revokeGrant } from "./adapter.js";
 import { isLoopback } from "./clients.js";
 
-/** What a person approved: a client, at one redirect URI, for some scopes. */
+/** What a person approved: a client, at one redirect URI, for some scopes of one resource. */
 export interface Approval {
   principal: string;
   clientId: string;
   redirectUri: string;
+  /** The MCP URL or connector URL the tokens are for (RFC 8707 `resource`). */
+  resource: string;
   scopes: readonly string[];
   /** A digest of the client's metadata as shown when approved: a changed client is asked about again. */
   metadata: string;
@@ -55,11 +58,13 @@ const approvalKey = (approval: Pick<Approval, "principal" | "clientId" | "redire
 
 /**
  * Whether `asked` was approved before by the same person, for the same client (unchanged), redirect
- * URI and at least these scopes: then no consent page is shown.
+ * URI and at least these scopes, at the same resource or one it lies beneath (a connector URL
+ * narrows what was approved): then no consent page is shown.
  */
 export async function approved(store: TeamStore, asked: Approval): Promise<boolean> {
   const known = await store.get<Approval>(approvalKey(asked));
   if (!known || known.metadata !== asked.metadata) return false;
+  if (typeof known.resource !== "string" || !within(asked.resource, known.resource)) return false;
   return asked.scopes.every((scope) => known.scopes.includes(scope));
 }
 

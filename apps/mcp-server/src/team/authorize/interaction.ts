@@ -31,7 +31,7 @@ export interface InteractionDeps {
   /** Who the browser is signed in as at /connect, and how to send it to sign in (see connect/index.ts). */
   personOf(request: Request): Promise<string | undefined>;
   signIn(returnTo: string): Promise<Response>;
-  /** The MCP URL, the one resource. */
+  /** The MCP URL: the resource when a client names none (connector URLs beneath it narrow it). */
   resource: string;
   /** The scopes granted when a client asks for none. */
   scopes: readonly string[];
@@ -92,6 +92,8 @@ async function consentStep(
     principal: String(details.session?.accountId),
     clientId: client.clientId,
     redirectUri: params.redirect_uri ?? "",
+    // The authorization endpoint has checked it (see getResourceServerInfo in provider.ts).
+    resource: params.resource ?? deps.resource,
     scopes: (params.scope ?? "").split(" ").filter((scope) => deps.scopes.includes(scope)),
     metadata: metadataDigest(client.metadata()),
   };
@@ -132,7 +134,7 @@ async function answer(
 }
 
 /**
- * Grants `approval` (a new grant for the resource and its scopes; the others `asked` are recorded
+ * Grants `approval` (a new grant for its resource and scopes; the others `asked` are recorded
  * as refused, so the authorization goes on without them), remembers it, and resumes the authorization.
  */
 async function grantAndReturn(
@@ -144,9 +146,9 @@ async function grantAndReturn(
   name: string,
 ): Promise<void> {
   const grant = new deps.provider.Grant({ accountId: approval.principal, clientId: approval.clientId });
-  grant.addResourceScope(deps.resource, approval.scopes.join(" "));
+  grant.addResourceScope(approval.resource, approval.scopes.join(" "));
   const refused = asked.filter((scope) => !approval.scopes.includes(scope));
-  if (refused.length) grant.rejectResourceScope(deps.resource, refused.join(" "));
+  if (refused.length) grant.rejectResourceScope(approval.resource, refused.join(" "));
   const grantId = await grant.save();
   await remember(deps.store, approval, { name, grantId });
   const returnTo = await deps.provider.interactionResult(req, res, { consent: { grantId } });

@@ -1,5 +1,6 @@
 import type { Logger } from "@toolkits/core";
 import type { Configuration, KoaContextWithOIDC, Provider } from "oidc-provider";
+import { within } from "../../http/auth/builtin.js";
 import { SECURITY_HEADERS } from "../connect/respond.js";
 import { messagePage } from "../connect/templates.js";
 import type { TeamStore } from "../store/index.js";
@@ -167,10 +168,10 @@ function features(oidc: ProviderModule["oidc"], settings: ProviderSettings): Con
       defaultResource: async () => resource,
       useGrantedResource: async () => true,
       getResourceServerInfo: async (_ctx, indicator) => {
-        if (indicator !== resource) throw new oidc.errors.InvalidTarget();
+        if (!servedResource(indicator, resource)) throw new oidc.errors.InvalidTarget();
         return {
           scope: scopes.join(" "),
-          audience: resource,
+          audience: indicator,
           accessTokenTTL: ACCESS_TOKEN_TTL_S,
           accessTokenFormat: "jwt",
           jwt: { sign: { alg: "RS256" } },
@@ -178,6 +179,18 @@ function features(oidc: ProviderModule["oidc"], settings: ProviderSettings): Con
       },
     },
   };
+}
+
+/**
+ * Whether a client may ask for a token for `indicator`: the MCP URL, or a connector URL beneath it
+ * (whose protected-resource metadata names itself), written as the URL parser would write it (no
+ * dot segments, query or fragment), so the audience is exactly the path the token is served at.
+ */
+function servedResource(indicator: string, resource: string): boolean {
+  if (!within(indicator, resource)) return false;
+  // Beneath an https or http URL, so it parses.
+  const url = new URL(indicator);
+  return url.href === indicator && !url.search && !url.hash;
 }
 
 const ROUTES = {
