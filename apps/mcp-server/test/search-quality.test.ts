@@ -1,4 +1,5 @@
-import { createToolSearch, toMcpTool } from "@toolkits/core/mcp";
+import { toMcpTool } from "@toolkits/core/mcp";
+import { createToolSearch } from "@toolkits/core/search";
 import { describe, expect, it } from "vitest";
 import { TOOLKITS } from "../src/toolkits.js";
 

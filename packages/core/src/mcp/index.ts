@@ -56,7 +56,6 @@ export {
   type UrlElicitationForm,
   urlElicitationFor,
 } from "./convert.js";
-export { createToolSearch, type SearchableTool } from "./search.js";
 
 /** Options of `createToolRegistry`: name form, catalogue mode, prebuilt listing entries. */
 export interface RegistryOptions {
