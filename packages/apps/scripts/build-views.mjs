@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // Builds each view into one self-contained HTML file, dist/views/<id>.html: its script bundled and
-// minified by esbuild and inlined, its styles (the shared base, its own, a library's) inlined. A
+// minified by esbuild and inlined, its styles (the shared base and its own) inlined. A
 // view loads nothing from anywhere, which the hosts' default CSP requires.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, transform } from "esbuild";
@@ -16,9 +15,6 @@ const TITLES = {
   picker: "Drive picker",
   metrics: "Campaign metrics",
 };
-/** Styles a view takes from a library besides its own. */
-const LIBRARY_CSS = { metrics: ["uplot/dist/uPlot.min.css"] };
-const require = createRequire(import.meta.url);
 const root = new URL("../", import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), "utf8");
 
@@ -89,6 +85,24 @@ const sdkWithoutSideEffects = {
   },
 };
 
+/**
+ * Chartist's `foreignObject` parses a string as HTML; its charts only ever hand it an element (an
+ * axis label made with `textContent`). The string branch is made to throw, so no view holds a way
+ * to turn text into markup; the build fails if an upgrade changes the line this relies on.
+ */
+const CHARTIST_HTML = "container.innerHTML = content;";
+const chartistTextOnly = {
+  name: "chartist-text-only",
+  setup(bundler) {
+    bundler.onLoad({ filter: /[\\/]chartist[\\/]dist[\\/]index\.js$/ }, ({ path }) => {
+      const source = readFileSync(path, "utf8");
+      if (!source.includes(CHARTIST_HTML)) throw new Error(`${path}: "${CHARTIST_HTML}" not found`);
+      const refusal = 'throw new TypeError("The views never parse text as HTML.");';
+      return { contents: source.replace(CHARTIST_HTML, refusal), loader: "js" };
+    });
+  },
+};
+
 mkdirSync(new URL("dist/views/", root), { recursive: true });
 for (const id of VIEWS) {
   const { outputFiles } = await build({
@@ -100,12 +114,11 @@ for (const id of VIEWS) {
     target: "es2022",
     legalComments: "none",
     write: false,
-    plugins: [zodEnglishOnly, leftOut, sdkWithoutSideEffects],
+    plugins: [zodEnglishOnly, leftOut, sdkWithoutSideEffects, chartistTextOnly],
     logLevel: "warning",
   });
   const own = existsSync(new URL(`src/views/${id}.css`, root)) ? read(`src/views/${id}.css`) : "";
-  const library = (LIBRARY_CSS[id] ?? []).map((path) => readFileSync(require.resolve(path), "utf8"));
-  const { code: css } = await transform([...library, read("src/ui/base.css"), own].join("\n"), {
+  const { code: css } = await transform([read("src/ui/base.css"), own].join("\n"), {
     loader: "css",
     minify: true,
   });

@@ -210,9 +210,12 @@ describe("the metrics view", () => {
     const h = await open();
     await h.show("MarketingApi_GetCampaignLinkMetrics", { campaign_identifier: 1, report_time_unit: "days" });
     const chart = h.view.locator("figure.chart");
-    await chart.locator("canvas").waitFor();
-    // The sandbox's link metrics: clicked [1, 3, 5, 7] over four days.
+    // A point is a zero-length line with a round cap: attached, but with no box to be "visible".
+    await chart.locator("svg .ct-point").first().waitFor({ state: "attached" });
+    // The sandbox's link metrics: clicked [1, 3, 5, 7] over four days, one series.
     expect(await chart.getAttribute("data-points")).toBe("4");
+    expect(await chart.locator(".ct-point").count()).toBe(4);
+    expect(await chart.locator(".ct-line").count()).toBe(1);
     expect(await h.view.locator("figcaption").textContent()).toBe("4 days, oldest first");
     expect(await h.view.locator(".totals").textContent()).toContain("16");
     await h.screenshot("metrics-light");

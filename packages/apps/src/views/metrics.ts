@@ -1,7 +1,7 @@
 // Campaign metrics: the series of a metrics tool (campaign, broadcast, newsletter, transactional,
-// and their link metrics) drawn over the periods with uPlot, one point per period, with each
-// series' total below.
-import uPlot from "uplot";
+// and their link metrics) drawn over the periods with Chartist as SVG, one point per period, with
+// each series' total below.
+import { LineChart } from "chartist";
 import { h, trimmed } from "../ui/dom.js";
 import { type Data, type Shell, startView } from "../ui/view.js";
 
@@ -13,6 +13,8 @@ interface Series {
 /** At most this many series are drawn (the largest totals), so the chart stays readable. */
 const MAX_SERIES = 6;
 const CHART_HEIGHT = 220;
+/** At most about this many period labels along the axis; the others are left blank. */
+const MAX_LABELS = 10;
 // Readable on light and dark backgrounds alike.
 const PALETTE = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444", "#8b5cf6", "#14b8a6"];
 /** The argument naming the period unit, by tool family, and its values as words. */
@@ -30,8 +32,7 @@ const UNIT_WORDS: Record<string, string> = {
   monthly: "months",
 };
 
-let chart: uPlot | undefined;
-let shown: { series: Series[]; unit: string } | undefined;
+let chart: LineChart | undefined;
 
 startView({
   name: "toolkits-metrics",
@@ -39,12 +40,7 @@ startView({
   render(shell, data, input) {
     const series = seriesOf(data);
     if (!series.length) return shell.state("empty", "No metrics over periods in this result.");
-    shown = { series, unit: unitOf(input) };
-    draw(shell);
-  },
-  // The canvas takes its colours when drawn: a new theme needs a new drawing.
-  restyle(shell) {
-    if (shown) draw(shell);
+    draw(shell, series, unitOf(input));
   },
 });
 
@@ -74,9 +70,7 @@ function unitOf(input: Data | undefined): string {
   return value ? (UNIT_WORDS[value] ?? value) : "periods";
 }
 
-function draw(shell: Shell): void {
-  if (!shown) return;
-  const { series, unit } = shown;
+function draw(shell: Shell, series: Series[], unit: string): void {
   const drawn = series.slice(0, MAX_SERIES);
   const periods = Math.max(...drawn.map((entry) => entry.values.length));
   const figure = h("figure", { class: "chart", attrs: { "data-points": String(periods) } });
@@ -106,44 +100,30 @@ function draw(shell: Shell): void {
     ),
   );
   shell.show(figure, caption, h("div", { class: "bounded" }, totals));
-  chart?.destroy();
-  const text = resolved("--text-2");
-  const grid = resolved("--border");
-  const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-  chart = new uPlot(
-    {
-      width: Math.max(240, figure.clientWidth || document.body.clientWidth - 24),
-      height: CHART_HEIGHT,
-      scales: { x: { time: false } },
-      // Periods are whole: ticks on whole numbers only.
-      axes: [{ ...axis, label: unit, incrs: [1, 2, 5, 10, 20, 50] }, axis],
-      legend: { show: false },
-      series: [
-        { label: "period" },
-        ...drawn.map((entry, index) => ({
-          label: entry.label,
-          stroke: PALETTE[index],
-          width: 2,
-          points: { show: true },
-        })),
-      ],
-    },
-    [Array.from({ length: periods }, (_, index) => index + 1), ...drawn.map((entry) => entry.values)],
+  chart?.detach();
+  const every = Math.ceil(periods / MAX_LABELS);
+  const labels = Array.from({ length: periods }, (_, index) => index + 1);
+  chart = new LineChart(
     figure,
+    { labels, series: drawn.map((entry) => entry.values) },
+    {
+      height: `${CHART_HEIGHT}px`,
+      fullWidth: true,
+      // Periods are counted, not continuous: straight lines between the points.
+      lineSmooth: false,
+      // Counts: the axis starts at zero, so the heights compare.
+      low: 0,
+      chartPadding: { right: 16 },
+      axisX: { labelInterpolationFnc: (label, index) => (index % every === 0 ? label : null) },
+      axisY: { onlyInteger: drawn.every((entry) => entry.values.every(Number.isInteger)) },
+    },
   );
-}
-
-/**
- * A colour variable as the canvas needs it: resolved by the browser (host variables and
- * `light-dark()` fallbacks alike) through an element that wears it.
- */
-function resolved(variable: string): string {
-  const probe = h("span", { class: "probe" });
-  probe.style.color = `var(${variable})`;
-  document.body.append(probe);
-  const colour = getComputedStyle(probe).color;
-  probe.remove();
-  return colour;
+  // Through CSSOM, which no CSP refuses; grid and labels take the theme's variables in metrics.css.
+  chart.on("draw", (event) => {
+    const colour = PALETTE[event.seriesIndex ?? -1];
+    if (colour && (event.type === "line" || event.type === "point"))
+      event.element.getNode().style.stroke = colour;
+  });
 }
 
 /** The colour of a drawn series, next to its name in the totals (set through CSSOM, which no CSP refuses). */
