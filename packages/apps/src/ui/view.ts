@@ -184,7 +184,9 @@ function repeatWhileVisible(
   let onScreen = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
-  const visible = () => onScreen && document.visibilityState === "visible";
+  // A tick still running when stopped must not schedule the next one as it ends.
+  let stopped = false;
+  const visible = () => !stopped && onScreen && document.visibilityState === "visible";
   const schedule = () => {
     clearTimeout(timer);
     timer = visible() ? setTimeout(run, ms) : undefined;
@@ -206,6 +208,7 @@ function repeatWhileVisible(
   observer.observe(element);
   document.addEventListener("visibilitychange", schedule);
   const stop = () => {
+    stopped = true;
     clearTimeout(timer);
     observer.disconnect();
     document.removeEventListener("visibilitychange", schedule);
