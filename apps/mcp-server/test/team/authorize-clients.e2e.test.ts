@@ -12,6 +12,7 @@ import {
   builtinEnv,
   jwtParts,
   pkce,
+  redeemFields,
   register,
   resourceOf,
   tokenRequest,
@@ -52,14 +53,8 @@ describe("real clients' registrations are accepted", () => {
     });
     const { consent, callback } = await authorize(browser({ user }), url, redirectUri);
     expect(callback?.searchParams.get("iss")).toBe(d.url);
-    const answer = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: redirectUri,
-      resource: resourceOf(d),
-    });
+    const redemption = { clientId, redirectUri, callback, verifier };
+    const answer = await tokenRequest(d.url, redeemFields(redemption, { resource: resourceOf(d) }));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return { consent, token: jwtParts(String(answer.body.access_token)).payload };
   }

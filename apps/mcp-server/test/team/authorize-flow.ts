@@ -104,6 +104,32 @@ export async function tokenRequest(base: string, fields: Record<string, string>)
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** What redeeming an authorization code needs: the client, its redirect URI and the code's callback. */
+export interface Redemption {
+  clientId: string;
+  redirectUri: string;
+  callback: URL | undefined;
+  verifier: string;
+}
+
+/**
+ * The token request (RFC 6749 §4.1.3) redeeming the code `callback` carries, with PKCE's
+ * `verifier`; `extra` adds or overrides fields (a `resource`, a wrong verifier).
+ */
+export function redeemFields(
+  redemption: Redemption,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    grant_type: "authorization_code",
+    client_id: redemption.clientId,
+    code: redemption.callback?.searchParams.get("code") ?? "",
+    code_verifier: redemption.verifier,
+    redirect_uri: redemption.redirectUri,
+    ...extra,
+  };
+}
+
 /** Decodes a JWT's header and payload, unverified, for assertions. */
 export function jwtParts(token: string): {
   header: Record<string, unknown>;

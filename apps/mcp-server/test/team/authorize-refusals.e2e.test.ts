@@ -18,6 +18,7 @@ import {
   jwtParts,
   mcpRequest,
   pkce,
+  redeemFields,
   register,
   resourceOf,
   rpcMessage,
@@ -75,14 +76,8 @@ describe("the built-in authorization server refuses", () => {
   /** Tokens for `resource` (the MCP URL by default), through sign-in and consent as `user`. */
   async function tokens(user: string, resource = resourceOf(d)) {
     const { verifier, callback } = await code(user, { resource });
-    const answer = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-      resource,
-    });
+    const redemption = { clientId, redirectUri: CALLBACK, callback, verifier };
+    const answer = await tokenRequest(d.url, redeemFields(redemption, { resource }));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return answer.body as { access_token: string; refresh_token: string; scope: string };
   }
@@ -156,14 +151,13 @@ describe("the built-in authorization server refuses", () => {
 
   it("a resource other than its MCP URL, at the token endpoint: invalid_target", async () => {
     const { verifier, callback } = await code("alice");
-    const answer = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-      resource: "https://elsewhere.example/mcp",
-    });
+    const answer = await tokenRequest(
+      d.url,
+      redeemFields(
+        { clientId, redirectUri: CALLBACK, callback, verifier },
+        { resource: "https://elsewhere.example/mcp" },
+      ),
+    );
     expect(answer.body.error).toBe("invalid_target");
   });
 
@@ -200,25 +194,16 @@ describe("the built-in authorization server refuses", () => {
 
   it("a wrong PKCE verifier: invalid_grant", async () => {
     const { callback } = await code("alice");
-    const answer = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: pkce().verifier,
-      redirect_uri: CALLBACK,
-    });
+    const answer = await tokenRequest(
+      d.url,
+      redeemFields({ clientId, redirectUri: CALLBACK, callback, verifier: pkce().verifier }),
+    );
     expect(answer.body.error).toBe("invalid_grant");
   });
 
   it("a code used twice: invalid_grant, and what the first use issued is revoked", async () => {
     const { verifier, callback } = await code("alice");
-    const exchange = {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-    };
+    const exchange = redeemFields({ clientId, redirectUri: CALLBACK, callback, verifier });
     const first = await tokenRequest(d.url, exchange);
     expect(first.status).toBe(200);
     expect((await tokenRequest(d.url, exchange)).body.error).toBe("invalid_grant");
@@ -369,13 +354,10 @@ describe("the built-in authorization server refuses", () => {
     const { verifier, challenge } = pkce();
     const url = authorizeUrl(d, { client_id: clientId, redirect_uri: CALLBACK, code_challenge: challenge });
     const { callback } = await authorize(bob, url, CALLBACK);
-    const issued = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-    });
+    const issued = await tokenRequest(
+      d.url,
+      redeemFields({ clientId, redirectUri: CALLBACK, callback, verifier }),
+    );
     const list = await bob.open(`${d.url}/connect`);
     expect(list.text).toContain("Refusals test");
     const revoked = await bob.submit(list, {}, /\/connect\/clients\/revoke$/);
@@ -399,13 +381,10 @@ describe("the built-in authorization server refuses", () => {
       scope: "pager",
     });
     const { callback } = await authorize(browser({ user: "carol" }), url, CALLBACK);
-    const issued = await tokenRequest(d.url, {
-      grant_type: "authorization_code",
-      client_id: clientId,
-      code: callback?.searchParams.get("code") ?? "",
-      code_verifier: verifier,
-      redirect_uri: CALLBACK,
-    });
+    const issued = await tokenRequest(
+      d.url,
+      redeemFields({ clientId, redirectUri: CALLBACK, callback, verifier }),
+    );
     expect(issued.body.scope).toBe("pager");
     const answer = await mcpRequest(d, String(issued.body.access_token), "tools/call", {
       name: "Sheets_CreateSpreadsheet",
