@@ -151,3 +151,28 @@ export async function jsonRpcAnswer(response: Response): Promise<Record<string, 
   if (!answer) throw new Error(`no JSON-RPC answer in: ${text.slice(0, 300)}`);
   return answer;
 }
+
+/**
+ * A 2026-07-28 `tools/list` posted to `url` as a raw HTTP request (for what an SDK client hides:
+ * the cache hints), declaring `capabilities`; resolves to its result.
+ */
+export async function modernToolsList(
+  url: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+  };
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }),
+  });
+  return (await jsonRpcAnswer(response)).result as Record<string, unknown>;
+}

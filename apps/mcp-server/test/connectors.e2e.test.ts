@@ -4,7 +4,7 @@
 import type { AnyToolDefinition } from "@toolkits/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOLKITS, toolsetOf } from "../src/toolkits.js";
-import { connectHttp, jsonRpcAnswer, type TestClient } from "./clients.js";
+import { connectHttp, modernToolsList, type TestClient } from "./clients.js";
 import { type RunningServer, startHttpServer } from "./spawn.js";
 
 const served = (tool: AnyToolDefinition) => tool.name.replace(".", "_");
@@ -75,23 +75,7 @@ describe("connector URLs on a server serving everything", () => {
   });
 
   it("gives each connector URL's tool list its own cache lifetime, private while lists differ by client, on 2026-07-28", async () => {
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const answer = await jsonRpcAnswer(
-      await fetch(`${base}/mcp/pager`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } }),
-      }),
-    );
-    const result = answer.result as { tools: { name: string }[] };
+    const result = (await modernToolsList(`${base}/mcp/pager`)) as { tools: { name: string }[] };
     // Private: with MCP Apps on (the default) the list also differs by client.
     expect(result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "private" });
     expect(result.tools.map((tool) => tool.name).sort()).toEqual(namesOf(PAGER));

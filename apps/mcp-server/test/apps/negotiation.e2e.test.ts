@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { UI_EXTENSION, VIEW_MIME_TYPE, VIEWS } from "@toolkits/apps";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GENERATIONS } from "../clients.js";
+import { GENERATIONS, modernToolsList } from "../clients.js";
 import { type RunningServer, startHttpServer } from "../spawn.js";
 import { type AppsClient, type AppsTool, appsClient, RENDERS_VIEWS } from "./clients.js";
 
@@ -130,30 +130,7 @@ describe("MCP Apps over Streamable HTTP", () => {
   });
 
   it("caches tools/list privately when it differs by client, publicly with --apps off", async () => {
-    const list = async (url: string) => {
-      const answer = await fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/list",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": RENDERS_VIEWS,
-            },
-          },
-        }),
-      });
-      const text = await answer.text();
-      return JSON.parse(text.startsWith("event:") ? (/^data: (.*)$/m.exec(text)?.[1] ?? "{}") : text).result;
-    };
+    const list = (url: string) => modernToolsList(url, RENDERS_VIEWS);
     expect(await list(server.url)).toMatchObject({ cacheScope: "private" });
     expect(await list(off.url)).toMatchObject({ cacheScope: "public" });
   });

@@ -160,13 +160,6 @@ export async function mcpRequest(
   });
 }
 
-/** The JSON-RPC message of an MCP answer, sent as JSON or as one server-sent event. */
-export async function rpcMessage<T>(response: Response): Promise<T> {
-  const text = await response.text();
-  const data = /^data: (.*)$/m.exec(text)?.[1];
-  return JSON.parse(data ?? text) as T;
-}
-
 /** The settings of a deployment with the built-in server, trusting and allowing `cimd`'s host. */
 export function builtinEnv(cimd: CimdHost): Record<string, string> {
   return {

@@ -10,6 +10,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedKeys } from "../../src/team/authorize/keys.js";
 import { openStore } from "../../src/team/store/index.js";
+import { jsonRpcAnswer } from "../clients.js";
 import {
   authorize,
   authorizeUrl,
@@ -21,7 +22,6 @@ import {
   redeemFields,
   register,
   resourceOf,
-  rpcMessage,
   tokenRequest,
 } from "./authorize-flow.js";
 import { browser } from "./browser.js";
@@ -100,7 +100,7 @@ describe("the built-in authorization server refuses", () => {
     const list = (path: string) => mcpRequest(d, issued.access_token, "tools/list", {}, path);
     const listed = await list("/mcp/pager");
     expect(listed.status).toBe(200);
-    const { result } = await rpcMessage<{ result: { tools: { name: string }[] } }>(listed);
+    const { result } = (await jsonRpcAnswer(listed)) as { result: { tools: { name: string }[] } };
     const names = result.tools.map((tool) => tool.name);
     expect(names.length).toBeGreaterThan(0);
     expect(names.every((name) => name.startsWith("Pager_"))).toBe(true);
