@@ -31,27 +31,22 @@ export interface Sending {
   text: string;
 }
 
-/** An attempt that got no whole answer (no connection, or a body cut off), with its exchange for ky's retry decision. */
-export class NoAnswer extends Error {
-  override readonly name = "NoAnswer";
+/**
+ * An attempt worth another, for ky's retry decision: one with no whole answer (no connection, or a
+ * body cut off: `cause` says why), or an error answer the policy may ask again (`response`).
+ */
+export class RetryableAttempt extends Error {
+  override readonly name = "RetryableAttempt";
 
   constructor(
     readonly sending: Sending,
-    cause: unknown,
+    readonly response?: Response,
+    cause?: unknown,
   ) {
-    super("The upstream gave no whole answer.", { cause });
-  }
-}
-
-/** An error answer the policy may ask again after a wait (see `RETRY_STATUSES`), with its exchange. */
-export class RetryableAnswer extends Error {
-  override readonly name = "RetryableAnswer";
-
-  constructor(
-    readonly sending: Sending,
-    readonly response: Response,
-  ) {
-    super(`The upstream answered HTTP ${response.status}.`);
+    super(
+      response ? `The upstream answered HTTP ${response.status}.` : "The upstream gave no whole answer.",
+      { cause },
+    );
   }
 }
 
@@ -112,7 +107,7 @@ export function unansweredFailure(error: unknown, sending: Sending): ToolError {
     const when = answered ? " while its answer was still arriving" : "";
     return new ToolError("timeout", `${label} timed out${when}.${notRepeated}`, { retryable: idempotent });
   }
-  const failed = error instanceof NoAnswer ? error.cause : error;
+  const failed = error instanceof RetryableAttempt ? error.cause : error;
   const reason =
     failed instanceof Error ? (failed.cause instanceof Error ? failed.cause.message : failed.message) : "";
   const detail = reason ? ` (${reason})` : "";

@@ -1,10 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { KyInstance, NormalizedOptions, Options } from "ky";
 import { type ErrorKind, retryAfterMs } from "./errors.js";
 import type { RateBudget } from "./tool.js";
 import {
-  NoAnswer,
-  RETRY_STATUSES,
-  RetryableAnswer,
+  RetryableAttempt,
   type Sending,
   type SendingClient,
   statusFailure,
@@ -182,35 +181,24 @@ async function kyFor(policy: RetryPolicy): Promise<KyInstance> {
 }
 
 /**
- * Whether to try again after `error` (retry number `retries + 1`), having waited as the policy
- * says: the backoff after an attempt with no whole answer, `answerWait` after an error answer.
- * @throws the caller's abort reason when the call is cancelled while waiting.
+ * Whether to try again after `error` (retry number `retries + 1`), having waited: after an error
+ * answer (only those the policy may ask again reach here, see answeringFetch) its `Retry-After` or
+ * `ratelimit-reset` on 429 and 503, never shorter than `backoffMs`, else the backoff; after an
+ * attempt with no whole answer, the backoff, for a read only. Never past the policy's budget.
+ * @throws an AbortError when the call is cancelled while waiting.
  */
 async function waitToRetry(error: Error, retries: number): Promise<boolean> {
-  const wait =
-    error instanceof NoAnswer
-      ? repeatable(error.sending) && backoff(error.sending.client.policy, retries)
-      : error instanceof RetryableAnswer && answerWait(error.response, error.sending, retries);
-  if (wait === false || wait === undefined) return false;
-  const sending = (error as NoAnswer | RetryableAnswer).sending;
-  await sleep(wait, sending.exchange.signal);
+  if (!(error instanceof RetryableAttempt)) return false;
+  const { sending, response } = error;
+  const { policy } = sending.client;
+  if (!response && !sending.exchange.idempotent) return false;
+  const asked = response && WAIT_STATUSES.has(response.status) ? retryAfterMs(response.headers) : undefined;
+  // `Retry-After: 0` (or a date gone by) would otherwise make every retry an immediate burst.
+  const wait = asked === undefined ? backoff(policy, retries) : Math.max(asked, policy.backoffMs);
+  // Without an answer, the next one may need the longest backoff after it.
+  if (Date.now() - sending.started + (response ? wait : policy.maxBackoffMs) > policy.budgetMs) return false;
+  await sleep(wait, undefined, { signal: sending.exchange.signal });
   return true;
-}
-
-/** Waits `ms`, or rejects with the caller's abort reason as soon as the call is cancelled. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const done = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** The instance for the default policy, which every toolkit's client uses; made on first use. */
@@ -255,7 +243,7 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
         const response = await (await api)(url, init);
         return { status: response.status, headers: response.headers, text: sending.text };
       } catch (error) {
-        if (!(error instanceof RetryableAnswer) || exchange.signal?.aborted)
+        if (!(error instanceof RetryableAttempt && error.response) || exchange.signal?.aborted)
           throw unansweredFailure(error, sending);
         throw statusFailure(error.response, sending.text, exchange, policy, options.advise);
       }
@@ -282,30 +270,3 @@ const sendingOf = (options: NormalizedOptions): Sending =>
 /** The wait before retry number `retries + 1`, in milliseconds: exponential, with full jitter. */
 const backoff = (policy: RetryPolicy, retries: number): number =>
   Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** retries) * Math.random();
-
-/** Whether an attempt that got no whole answer is tried again: a read, not cancelled, with budget left. */
-function repeatable({ exchange, started, client }: Sending): boolean {
-  const { policy } = client;
-  const { idempotent, signal } = exchange;
-  return idempotent && !signal?.aborted && Date.now() - started + policy.maxBackoffMs <= policy.budgetMs;
-}
-
-/**
- * How long to wait before asking again after an error answer, in milliseconds, or undefined not to:
- * `Retry-After`/`ratelimit-reset` on 429 and 503 (never shorter than `backoffMs`), else the backoff;
- * never past the retry limit or the budget.
- */
-function answerWait(
-  response: Response,
-  { exchange, started, client }: Sending,
-  retries: number,
-): number | undefined {
-  const { policy } = client;
-  const { status, headers } = response;
-  if (retries >= policy.limit || !RETRY_STATUSES.has(status)) return undefined;
-  if (status !== 429 && !exchange.idempotent) return undefined;
-  const asked = WAIT_STATUSES.has(status) ? retryAfterMs(headers) : undefined;
-  // `Retry-After: 0` (or a date gone by) would otherwise make every retry an immediate burst.
-  const wait = asked === undefined ? backoff(policy, retries) : Math.max(asked, policy.backoffMs);
-  return Date.now() - started + wait > policy.budgetMs ? undefined : wait;
-}
