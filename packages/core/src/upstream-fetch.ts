@@ -46,15 +46,16 @@ export async function answeringFetch(input: Input, init?: RequestInit): Promise<
 }
 
 /**
- * Sends ky's `request` through the sending client's fetch and follows its redirects: only for a
+ * Sends ky's `request` (its URL and method; the headers and body are the exchange's) through the
+ * sending client's fetch and follows its redirects: only for a
  * request without a body, only within its origin, at most `maxRedirects` times. Each hop names the
  * exchange's budget to that fetch.
  * @throws ToolError `upstream_error` for any other redirect; nothing is sent to its location.
  */
 async function follow(request: Request, sending: Sending, signal: AbortSignal): Promise<Response> {
   const { exchange, client } = sending;
-  const { method, headers } = request;
-  const { body, budget } = exchange;
+  const { method } = request;
+  const { headers, body, budget } = exchange;
   const init: UpstreamInit = { method, headers, body, signal, redirect: "manual", budget };
   for (let url = request.url, hops = 0; ; hops++) {
     const response = await client.fetch(url, init);

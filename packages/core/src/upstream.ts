@@ -234,13 +234,13 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
   return {
     async send(exchange) {
       const sending: Sending = { exchange, client, started: Date.now(), answered: false, text: "" };
-      const { method, url, headers, body } = exchange;
-      // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is. The
-      // caller's signal stays out of ky (its fetch and its waits heed it): ky would combine it with
-      // its own for every request.
-      const init: Options & { sending: Sending } = { method, headers, body, sending, ...timeout };
+      // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is, and its
+      // fetch sends the exchange's headers and body. Given to ky, they would be copied into its
+      // Request and that Request's clone on every attempt; the caller's signal would be combined
+      // with ky's own on every request (its fetch and its waits heed it instead).
+      const init: Options & { sending: Sending } = { method: exchange.method, sending, ...timeout };
       try {
-        const response = await (await api)(url, init);
+        const response = await (await api)(exchange.url, init);
         return { status: response.status, headers: response.headers, text: sending.text };
       } catch (error) {
         if (!(error instanceof RetryableAttempt && error.response) || exchange.signal?.aborted)
