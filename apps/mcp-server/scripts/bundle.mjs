@@ -4,8 +4,8 @@
 // not the code, dominated it. Dependencies are bundled too, as installing each one is paid by every
 // first `npx` start; what only some runs need (msw and the fakes for --sandbox, Google's clients,
 // ajv, the sign-in and HTTP auth stacks) is imported where it is used, which leaves it in chunks of
-// its own that load on demand, and pino is required on the first line logged, so its code sits in
-// the main chunk but runs only then.
+// its own that load on demand; pino and the MCP SDK's JSON Schema validator are bundled apart
+// (dist/pino.cjs, dist/sdk-ajv.cjs) and required on first use.
 import { chmodSync, cpSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -71,6 +71,35 @@ const pinoApart = {
   },
 };
 
+/**
+ * The SDK's default JSON Schema validator, ajv with its formats (about 290 KB), is evaluated
+ * whenever the SDK loads, yet a server uses it only to check what a client answers to a form
+ * elicitation, which this one never asks for. It is bundled apart as dist/sdk-ajv.cjs, and the
+ * SDK's `_shims` module is replaced by one whose validator requires that on its first use; every
+ * validation still goes through the SDK's own validator. Should the SDK's `_shims` export more,
+ * the build fails on the missing name.
+ */
+const SDK_SHIMS = `import process from "node:process";
+export class DefaultJsonSchemaValidator {
+  #validator;
+  getValidator(schema) {
+    this.#validator ??= new (require("./sdk-ajv.cjs").AjvJsonSchemaValidator)();
+    return this.#validator.getValidator(schema);
+  }
+}
+export { process };`;
+const sdkValidatorApart = {
+  name: "sdk-validator-apart",
+  setup(bundler) {
+    bundler.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: "_shims",
+      namespace: "sdk-validator-apart",
+    }));
+    bundler.onLoad({ filter: /.*/, namespace: "sdk-validator-apart" }, () => ({ contents: SDK_SHIMS }));
+    bundler.onResolve({ filter: /^\.\/sdk-ajv\.cjs$/ }, ({ path }) => ({ path, external: true }));
+  },
+};
+
 /** Whether esbuild reads the module at `path` as CommonJS. */
 async function isCommonJs(path) {
   const { metafile } = await build({
@@ -113,21 +142,27 @@ await build({
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
   },
-  plugins: [commonJsNamedExports, zodEnglishOnly, pinoApart],
+  plugins: [commonJsNamedExports, zodEnglishOnly, pinoApart, sdkValidatorApart],
   logLevel: "warning",
 });
-await build({
-  stdin: {
-    contents: 'module.exports = require("pino");',
-    resolveDir: fileURLToPath(new URL("../src", import.meta.url)),
-  },
-  outfile: "dist/pino.cjs",
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  logLevel: "warning",
-});
+// The modules required on first use, each a CommonJS file of its own.
+for (const [outfile, module] of [
+  ["dist/pino.cjs", "pino"],
+  ["dist/sdk-ajv.cjs", "@modelcontextprotocol/server/validators/ajv"],
+]) {
+  await build({
+    stdin: {
+      contents: `module.exports = require(${JSON.stringify(module)});`,
+      resolveDir: fileURLToPath(new URL("../src", import.meta.url)),
+    },
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    logLevel: "warning",
+  });
+}
 chmodSync(new URL("../dist/cli.js", import.meta.url), 0o755);
 
 // The tools/list entries, converted from zod once here rather than at every start (see catalog.ts).

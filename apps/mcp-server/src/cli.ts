@@ -5,11 +5,11 @@ import { CommanderError } from "commander";
 import { appToolsFor, withViews } from "./apps.js";
 import { prebuiltListing } from "./catalog.js";
 import { sharedConnections } from "./front/status.js";
-import { deferredSandboxHost, environmentHost, warnMissingCredentials } from "./host.js";
+import { deferredSandboxHost, environmentHost, warnMissingCredentials, withPagesOnLoopback } from "./host.js";
 import { iconSet, withIcons } from "./icons/index.js";
 import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options/index.js";
-import { servePagesOnLoopback, toolkitPages } from "./pages.js";
+import { toolkitPages } from "./pages.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio/index.js";
 import { selectTools } from "./toolkits.js";
@@ -41,8 +41,8 @@ async function main(): Promise<void> {
 }
 
 /**
- * Starts the server. What has an address starts first (the pages' listener under stdio, the HTTP
- * server otherwise), so the tools are built knowing where their pages are.
+ * Starts the server. Over HTTP the server listens first, so the tools are built knowing where their
+ * pages are; under stdio the pages listen on a loopback port from the first tool call on.
  */
 async function serve(options: ServerOptions): Promise<void> {
   const logger = stderrLogger(options.logLevel);
@@ -84,8 +84,8 @@ async function serve(options: ServerOptions): Promise<void> {
   };
   if (options.transport === "stdio") {
     const pages = toolkitPages(toolkits, state);
-    const pagesUrl = pages && (await servePagesOnLoopback(pages));
-    return serveStdio(registryFor(await hostFor(pagesUrl)), logger, {
+    const host = await hostFor(undefined);
+    return serveStdio(registryFor(pages ? withPagesOnLoopback(host, pages) : host), logger, {
       maxMessageBytes: options.maxMessageBytes,
       shutdownGraceMs: options.shutdownGraceMs,
       apps: options.apps === "on",

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
@@ -43,6 +42,8 @@ export async function privateDirectory(directory: string): Promise<void> {
 export async function writePrivateFile(path: string, text: string): Promise<void> {
   const directory = dirname(path);
   await privateDirectory(directory);
+  // node:crypto loads with the first file written, not at every start.
+  const { randomBytes } = await import("node:crypto");
   const temporary = join(
     directory,
     `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,

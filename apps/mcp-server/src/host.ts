@@ -14,6 +14,7 @@ import {
 import { storedTokens } from "./credentials/local.js";
 import { isOAuthProvider } from "./credentials/providers.js";
 import type { ServerOptions } from "./options/index.js";
+import { type Pages, servePagesOnLoopback } from "./pages.js";
 
 /** What every host of this server shares. */
 export interface HostOptions {
@@ -46,7 +47,10 @@ export function environmentHost(
     maxResultBytes: options.maxResultBytes,
     upstream: options.upstream,
     state: options.state,
-    settings: withPagesUrl((name) => env[name] || undefined, options.pagesUrl),
+    settings: withPagesUrl(
+      (name) => env[name] || undefined,
+      () => options.pagesUrl,
+    ),
     tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
     howToSupply: signinAdvice,
   });
@@ -100,14 +104,36 @@ async function fakesHost(toolkits: Toolkit[], options: HostOptions): Promise<Hos
     upstream: options.upstream,
     state: options.state,
   });
-  return { ...host, settings: withPagesUrl(host.settings, options.pagesUrl) };
+  return { ...host, settings: withPagesUrl(host.settings, () => options.pagesUrl) };
 }
 
+/**
+ * `host` with the toolkits' pages served on a loopback port (stdio) from the first tool call on
+ * (`Host.ready`, which tools wait for), their URL given to tools as `TOOLKITS_PUBLIC_URL` unless
+ * `host` sets it: a start that only lists the tools opens no port and loads no HTTP server.
+ */
+export function withPagesOnLoopback(host: Host, pages: Pages): Host {
+  let pagesUrl: string | undefined;
+  let listening: Promise<void> | undefined;
+  return {
+    ...host,
+    ready: async () => {
+      listening ??= servePagesOnLoopback(pages).then((url) => {
+        pagesUrl = url;
+      });
+      await listening;
+      await host.ready?.();
+    },
+    settings: withPagesUrl(host.settings, () => pagesUrl),
+  };
+}
+
+/** `settings` with `pagesUrl()` as `TOOLKITS_PUBLIC_URL` where they set none. */
 function withPagesUrl(
   settings: (name: string) => string | undefined,
-  pagesUrl: string | undefined,
+  pagesUrl: () => string | undefined,
 ): (name: string) => string | undefined {
-  return (name) => (name === PAGES_URL_SETTING ? (settings(name) ?? pagesUrl) : settings(name));
+  return (name) => (name === PAGES_URL_SETTING ? (settings(name) ?? pagesUrl()) : settings(name));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type StateStore, type Toolkit, withSecretScope } from "@toolkits/core";
 
@@ -66,6 +66,8 @@ const signInFirst = () =>
  * reach it through DNS rebinding. Resolves to the base URL, e.g. `http://127.0.0.1:41234`.
  */
 export async function servePagesOnLoopback(pages: Pages): Promise<string> {
+  // Imported here: a stdio server loads Node's HTTP server only once its pages listen.
+  const { createServer } = await import("node:http");
   let expectedHost = "";
   const server = createServer((req, res) => {
     if (req.headers.host !== expectedHost || !pages.owns(pathOf(req))) return void res.writeHead(404).end();

@@ -120,6 +120,21 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   return definition;
 }
 
+/**
+ * A function returning what `build` returns, built on its first call and the same value after (a
+ * `build` that throws is not remembered: the next call builds again). For a tool's zod schemas,
+ * read through getters (`get input() { return input(); }`): a module that built them as it loaded
+ * would cost every server's start-up, which lists tools from a prebuilt listing and needs a tool's
+ * schemas only once the tool is called.
+ */
+export function lazy<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}
+
 /** The hints every read-only upstream tool shares. */
 export const READ_ONLY_HINTS: ToolHints = Object.freeze({
   readOnly: true,

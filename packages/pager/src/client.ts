@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   createHttpClient,
   type FailureInfo,
@@ -203,8 +202,10 @@ export async function createPagerClient(context: ToolContext): Promise<PagerClie
   const one = async <T>(path: string, key: string, id?: string, query?: object): Promise<T> =>
     field<T>(await get<Record<string, unknown>>(path, id, query), key);
   return {
-    // Hashed only when SearchUsers needs its cache key, not on every call.
+    // Hashed only when SearchUsers needs its cache key, not on every call; node:crypto is loaded
+    // then too, not with the toolkit.
     get credentialKey() {
+      const { createHash } = process.getBuiltinModule("node:crypto");
       return createHash("sha256").update(`${baseUrl}\n${authorization}`).digest("hex");
     },
     me: () => one<PdUser>("/users/me", "user", undefined, { include: ["teams"] }),

@@ -1,20 +1,23 @@
+// The fuzzy user search over a scanned directory. Pager.SearchUsers imports this module on its first
+// call, so Fuse loads then and not with the toolkit; the limits and the cache are in directory-cache.ts.
 import type { ProgressUpdate } from "@toolkits/core";
 import Fuse, { type FuseIndex, type IFuseOptions } from "fuse.js";
 import { MAX_OFFSET_PLUS_LIMIT, MAX_PAGE_SIZE, type PagerClient } from "./client.js";
+import {
+  ACCEPT_CONFIDENCE,
+  ACCEPT_MARGIN,
+  cacheDirectory,
+  cachedDirectory,
+  MAX_MATCHES,
+} from "./directory-cache.js";
 import type { PdUser } from "./types.js";
 
-/** A match is accepted only at or above this confidence… */
-export const ACCEPT_CONFIDENCE = 0.9;
-/** …and at least this far ahead of the runner-up. */
-export const ACCEPT_MARGIN = 0.05;
-/** At most this many matches are returned. */
-export const MAX_MATCHES = 10;
-/** How long a scanned directory is reused for the same credential, in milliseconds. */
-export const DIRECTORY_TTL_MS = 5 * 60_000;
+// With the directory it caches: the cache is the search's, reached here too.
+export { cachedDirectory } from "./directory-cache.js";
+
 /** Directory pages fetched at once. */
 export const SCAN_CONCURRENCY = 8;
 
-const MAX_CACHED_DIRECTORIES = 16;
 const FUSE_KEYS = ["name", "email"] as const;
 // Fuse scores 0 (exact) to 1; 0.4 keeps matches of confidence 0.6 and up.
 const FUSE_THRESHOLD = 0.4;
@@ -47,29 +50,6 @@ export interface UserDirectory {
   haystacks: string[];
 }
 
-interface CacheEntry {
-  expires: number;
-  directory: Promise<UserDirectory>;
-}
-
-// Keyed by the client's credential hash, so one credential never sees another's directory and no
-// raw credential is kept.
-const directories = new Map<string, CacheEntry>();
-
-/** Forgets every cached directory, e.g. after users were added or removed. */
-export function forgetUserDirectories(): void {
-  directories.clear();
-}
-
-/** The cached directory for the client's credential, if it is still fresh. */
-export function cachedDirectory(client: PagerClient, now = Date.now()): Promise<UserDirectory> | undefined {
-  const key = client.credentialKey;
-  const entry = directories.get(key);
-  if (entry && entry.expires > now) return entry.directory;
-  directories.delete(key);
-  return undefined;
-}
-
 /**
  * The whole directory for the client's credential: from the cache when fresh, else scanned
  * (pages of 100 fetched `SCAN_CONCURRENCY` at a time, never past offset + limit 10,000) and cached
@@ -82,12 +62,7 @@ export function userDirectory(
   const cached = cachedDirectory(client);
   if (cached) return cached;
   const directory = scanDirectory(client, progress);
-  // Maps iterate in insertion order, so the first keys are the oldest.
-  const excess = directories.size + 1 - MAX_CACHED_DIRECTORIES;
-  for (const old of [...directories.keys()].slice(0, Math.max(0, excess))) directories.delete(old);
-  const key = client.credentialKey;
-  directories.set(key, { expires: Date.now() + DIRECTORY_TTL_MS, directory });
-  directory.catch(() => directories.delete(key));
+  cacheDirectory(client, directory);
   return directory;
 }
 

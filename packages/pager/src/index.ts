@@ -23,7 +23,7 @@ export {
   DIRECTORY_TTL_MS,
   forgetUserDirectories,
   MAX_MATCHES,
-} from "./directory.js";
+} from "./directory-cache.js";
 export type * from "./types.js";
 export {
   getEscalationPolicy,
@@ -44,9 +44,10 @@ export {
 };
 
 /**
- * The 14 read-only `Pager.*` tools over the PagerDuty REST API v2. Credentials: `PAGER_ACCESS_TOKEN`
- * (OAuth, sent as `Bearer`) or `PAGER_API_TOKEN` (a classic API token); host: `PAGER_REGION`
- * (`us` or `eu`) or `PAGER_API_URL`.
+ * The 14 read-only `Pager.*` tools over the PagerDuty REST API v2, each building its zod schemas
+ * (`input`, `output`) on first use, so importing the toolkit builds none. Credentials:
+ * `PAGER_ACCESS_TOKEN` (OAuth, sent as `Bearer`) or `PAGER_API_TOKEN` (a classic API token); host:
+ * `PAGER_REGION` (`us` or `eu`) or `PAGER_API_URL`.
  */
 export const pagerToolkit: Toolkit = {
   id: "pager",

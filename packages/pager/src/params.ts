@@ -1,4 +1,4 @@
-import { type AuthRequirement, ToolError } from "@toolkits/core";
+import { type AuthRequirement, lazy, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { API_TOKEN_SECRET, MAX_OFFSET_PLUS_LIMIT } from "./client.js";
 
@@ -49,19 +49,23 @@ const isoTime = (what: string) =>
 export const sinceParam = (what = "Window start, ISO-8601") => isoTime(what);
 export const untilParam = (what = "Window end, ISO-8601") => isoTime(what);
 
-export const limitParam = z.number().int().min(1).max(50).default(10).describe("Page size");
-export const offsetParam = z
-  .number()
-  .int()
-  .min(0)
-  .max(MAX_OFFSET_PLUS_LIMIT - 1)
-  .optional()
-  .describe("Records to skip: a previous page's next_offset");
-export const timeZoneParam = z
-  .string()
-  .refine(isTimeZone, "must be an IANA time zone such as Europe/Berlin")
-  .optional()
-  .describe("IANA time zone for returned times");
+export const limitParam = lazy(() => z.number().int().min(1).max(50).default(10).describe("Page size"));
+export const offsetParam = lazy(() =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_OFFSET_PLUS_LIMIT - 1)
+    .optional()
+    .describe("Records to skip: a previous page's next_offset"),
+);
+export const timeZoneParam = lazy(() =>
+  z
+    .string()
+    .refine(isTimeZone, "must be an IANA time zone such as Europe/Berlin")
+    .optional()
+    .describe("IANA time zone for returned times"),
+);
 export const idsParam = (what: string) => z.array(z.string().min(1)).optional().describe(what);
 
 /**

@@ -1,4 +1,4 @@
-import { offsetPage, offsetPageShape } from "@toolkits/core";
+import { lazy, offsetPage, offsetPageShape } from "@toolkits/core";
 import { z } from "zod";
 import type { Page } from "./client.js";
 import type {
@@ -15,36 +15,39 @@ import type {
 } from "./types.js";
 
 // Compact records: what an on-call engineer or a model acts on, without PagerDuty's `self`, `type`
-// and summary duplication. Null fields are dropped later by core's compact().
+// and summary duplication. Null fields are dropped later by core's compact(). Each schema is built
+// on first use (`lazy`), with the schemas of the first tool called, not as the toolkit loads.
 
-export const refSchema = z.object({ id: z.string(), name: z.string().optional() });
-export type Ref = z.infer<typeof refSchema>;
+export const refSchema = lazy(() => z.object({ id: z.string(), name: z.string().optional() }));
+export type Ref = z.infer<ReturnType<typeof refSchema>>;
 
 export const ref = (value: PdReference | null | undefined): Ref | undefined =>
   value ? { id: value.id, name: value.summary ?? undefined } : undefined;
 export const refs = (values: readonly PdReference[] | undefined): Ref[] =>
   (values ?? []).map((v) => ref(v) as Ref);
 
-const optionalString = z.string().optional();
+const optionalString = lazy(() => z.string().optional());
 
-export const incidentSchema = z.object({
-  id: z.string(),
-  number: z.number().int(),
-  title: z.string(),
-  status: z.enum(["triggered", "acknowledged", "resolved"]),
-  urgency: z.enum(["high", "low"]),
-  priority: optionalString,
-  created_at: z.string(),
-  last_status_change_at: optionalString,
-  resolved_at: optionalString,
-  service: refSchema,
-  escalation_policy: refSchema.optional(),
-  teams: z.array(refSchema),
-  assignees: z.array(refSchema),
-  html_url: optionalString,
-});
+export const incidentSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    number: z.number().int(),
+    title: z.string(),
+    status: z.enum(["triggered", "acknowledged", "resolved"]),
+    urgency: z.enum(["high", "low"]),
+    priority: optionalString(),
+    created_at: z.string(),
+    last_status_change_at: optionalString(),
+    resolved_at: optionalString(),
+    service: refSchema(),
+    escalation_policy: refSchema().optional(),
+    teams: z.array(refSchema()),
+    assignees: z.array(refSchema()),
+    html_url: optionalString(),
+  }),
+);
 
-export function incidentRecord(incident: PdIncident): z.input<typeof incidentSchema> {
+export function incidentRecord(incident: PdIncident): z.input<ReturnType<typeof incidentSchema>> {
   return {
     id: incident.id,
     number: incident.incident_number,
@@ -63,16 +66,18 @@ export function incidentRecord(incident: PdIncident): z.input<typeof incidentSch
   };
 }
 
-export const incidentDetailSchema = incidentSchema.extend({
-  incident_key: optionalString,
-  alert_counts: z.object({ all: z.number(), triggered: z.number(), resolved: z.number() }).optional(),
-  acknowledged_by: z.array(refSchema.extend({ at: z.string() })),
-  last_status_change_by: refSchema.optional(),
-  conference_url: optionalString,
-  conference_number: optionalString,
-});
+export const incidentDetailSchema = lazy(() =>
+  incidentSchema().extend({
+    incident_key: optionalString(),
+    alert_counts: z.object({ all: z.number(), triggered: z.number(), resolved: z.number() }).optional(),
+    acknowledged_by: z.array(refSchema().extend({ at: z.string() })),
+    last_status_change_by: refSchema().optional(),
+    conference_url: optionalString(),
+    conference_number: optionalString(),
+  }),
+);
 
-export function incidentDetail(incident: PdIncident): z.input<typeof incidentDetailSchema> {
+export function incidentDetail(incident: PdIncident): z.input<ReturnType<typeof incidentDetailSchema>> {
   return {
     ...incidentRecord(incident),
     incident_key: incident.incident_key ?? undefined,
@@ -87,19 +92,21 @@ export function incidentDetail(incident: PdIncident): z.input<typeof incidentDet
   };
 }
 
-export const logEntrySchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  summary: optionalString,
-  created_at: z.string(),
-  agent: refSchema.optional(),
-  channel: optionalString,
-  incident: refSchema.optional(),
-  service: refSchema.optional(),
-  teams: z.array(refSchema),
-});
+export const logEntrySchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    summary: optionalString(),
+    created_at: z.string(),
+    agent: refSchema().optional(),
+    channel: optionalString(),
+    incident: refSchema().optional(),
+    service: refSchema().optional(),
+    teams: z.array(refSchema()),
+  }),
+);
 
-export function logEntryRecord(entry: PdLogEntry): z.input<typeof logEntrySchema> {
+export function logEntryRecord(entry: PdLogEntry): z.input<ReturnType<typeof logEntrySchema>> {
   return {
     id: entry.id,
     type: entry.type.replace(/_log_entry$/, ""),
@@ -113,26 +120,28 @@ export function logEntryRecord(entry: PdLogEntry): z.input<typeof logEntrySchema
   };
 }
 
-const targetSchema = refSchema.extend({ kind: z.enum(["user", "schedule"]) });
+const targetSchema = lazy(() => refSchema().extend({ kind: z.enum(["user", "schedule"]) }));
 
-export const policySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: optionalString,
-  repeats: z.number().int().optional().describe("Times the rules repeat when nobody acknowledges"),
-  rules: z.array(
-    z.object({
-      level: z.number().int().describe("1-based escalation level"),
-      delay_minutes: z.number().describe("Minutes before escalating to the next level"),
-      targets: z.array(targetSchema),
-    }),
-  ),
-  services: z.array(refSchema),
-  teams: z.array(refSchema),
-  html_url: optionalString,
-});
+export const policySchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: optionalString(),
+    repeats: z.number().int().optional().describe("Times the rules repeat when nobody acknowledges"),
+    rules: z.array(
+      z.object({
+        level: z.number().int().describe("1-based escalation level"),
+        delay_minutes: z.number().describe("Minutes before escalating to the next level"),
+        targets: z.array(targetSchema()),
+      }),
+    ),
+    services: z.array(refSchema()),
+    teams: z.array(refSchema()),
+    html_url: optionalString(),
+  }),
+);
 
-export function policyRecord(policy: PdEscalationPolicy): z.input<typeof policySchema> {
+export function policyRecord(policy: PdEscalationPolicy): z.input<ReturnType<typeof policySchema>> {
   return {
     id: policy.id,
     name: policy.name,
@@ -152,20 +161,22 @@ export function policyRecord(policy: PdEscalationPolicy): z.input<typeof policyS
   };
 }
 
-export const serviceSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: optionalString,
-  status: optionalString,
-  escalation_policy: refSchema.optional(),
-  teams: z.array(refSchema),
-  last_incident_at: optionalString,
-  acknowledgement_timeout_s: z.number().optional(),
-  auto_resolve_timeout_s: z.number().optional(),
-  html_url: optionalString,
-});
+export const serviceSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: optionalString(),
+    status: optionalString(),
+    escalation_policy: refSchema().optional(),
+    teams: z.array(refSchema()),
+    last_incident_at: optionalString(),
+    acknowledgement_timeout_s: z.number().optional(),
+    auto_resolve_timeout_s: z.number().optional(),
+    html_url: optionalString(),
+  }),
+);
 
-export function serviceRecord(service: PdService): z.input<typeof serviceSchema> {
+export function serviceRecord(service: PdService): z.input<ReturnType<typeof serviceSchema>> {
   return {
     id: service.id,
     name: service.name,
@@ -180,19 +191,21 @@ export function serviceRecord(service: PdService): z.input<typeof serviceSchema>
   };
 }
 
-export const scheduleSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: optionalString,
-  time_zone: z.string(),
-  escalation_policies: z.array(refSchema),
-  rotation_members: z
-    .array(refSchema)
-    .describe("Everyone in the rotations, NOT who is on call now (see Pager.ListOnCalls)"),
-  html_url: optionalString,
-});
+export const scheduleSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: optionalString(),
+    time_zone: z.string(),
+    escalation_policies: z.array(refSchema()),
+    rotation_members: z
+      .array(refSchema())
+      .describe("Everyone in the rotations, NOT who is on call now (see Pager.ListOnCalls)"),
+    html_url: optionalString(),
+  }),
+);
 
-export function scheduleRecord(schedule: PdSchedule): z.input<typeof scheduleSchema> {
+export function scheduleRecord(schedule: PdSchedule): z.input<ReturnType<typeof scheduleSchema>> {
   return {
     id: schedule.id,
     name: schedule.name,
@@ -204,16 +217,18 @@ export function scheduleRecord(schedule: PdSchedule): z.input<typeof scheduleSch
   };
 }
 
-export const onCallSchema = z.object({
-  user: refSchema,
-  escalation_policy: refSchema,
-  level: z.number().int(),
-  schedule: refSchema.optional().describe("Absent when the user is a direct target of the policy"),
-  start: optionalString.describe("Absent for a permanent on-call"),
-  end: optionalString,
-});
+export const onCallSchema = lazy(() =>
+  z.object({
+    user: refSchema(),
+    escalation_policy: refSchema(),
+    level: z.number().int(),
+    schedule: refSchema().optional().describe("Absent when the user is a direct target of the policy"),
+    start: optionalString().describe("Absent for a permanent on-call"),
+    end: optionalString(),
+  }),
+);
 
-export function onCallRecord(entry: PdOnCall): z.input<typeof onCallSchema> {
+export function onCallRecord(entry: PdOnCall): z.input<ReturnType<typeof onCallSchema>> {
   return {
     user: ref(entry.user) as Ref,
     escalation_policy: ref(entry.escalation_policy) as Ref,
@@ -224,18 +239,20 @@ export function onCallRecord(entry: PdOnCall): z.input<typeof onCallSchema> {
   };
 }
 
-export const userSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string(),
-  role: optionalString,
-  job_title: optionalString,
-  time_zone: optionalString,
-  teams: z.array(refSchema),
-  html_url: optionalString,
-});
+export const userSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    role: optionalString(),
+    job_title: optionalString(),
+    time_zone: optionalString(),
+    teams: z.array(refSchema()),
+    html_url: optionalString(),
+  }),
+);
 
-export function userRecord(user: PdUser): z.input<typeof userSchema> {
+export function userRecord(user: PdUser): z.input<ReturnType<typeof userSchema>> {
   return {
     id: user.id,
     name: user.name,
@@ -248,14 +265,16 @@ export function userRecord(user: PdUser): z.input<typeof userSchema> {
   };
 }
 
-export const teamSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: optionalString,
-  html_url: optionalString,
-});
+export const teamSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: optionalString(),
+    html_url: optionalString(),
+  }),
+);
 
-export function teamRecord(team: PdTeam): z.input<typeof teamSchema> {
+export function teamRecord(team: PdTeam): z.input<ReturnType<typeof teamSchema>> {
   return {
     id: team.id,
     name: team.name,
@@ -264,12 +283,14 @@ export function teamRecord(team: PdTeam): z.input<typeof teamSchema> {
   };
 }
 
-export const memberSchema = refSchema.extend({
-  email: optionalString,
-  role: z.enum(["observer", "responder", "manager"]),
-});
+export const memberSchema = lazy(() =>
+  refSchema().extend({
+    email: optionalString(),
+    role: z.enum(["observer", "responder", "manager"]),
+  }),
+);
 
-export function memberRecord(member: PdTeamMember): z.input<typeof memberSchema> {
+export function memberRecord(member: PdTeamMember): z.input<ReturnType<typeof memberSchema>> {
   return {
     id: member.user.id,
     name: member.user.name ?? member.user.summary ?? undefined,

@@ -51,7 +51,10 @@ export {
   writeToCell,
 };
 
-/** The 9 `Sheets.*` tools, in catalogue order. */
+/**
+ * The 9 `Sheets.*` tools, in catalogue order. Each builds its zod schemas (`input`, `output`) on
+ * first use, so importing the toolkit builds none.
+ */
 export const sheetsTools: readonly AnyToolDefinition[] = [
   createSpreadsheet,
   getSpreadsheet,

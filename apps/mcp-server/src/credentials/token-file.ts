@@ -8,39 +8,45 @@ import { type GrantOf, type GrantRecord, grantOf, recordOf } from "./grant.js";
 import type { OAuthProviderId } from "./providers.js";
 import type { GrantStore, Release } from "./store.js";
 
-/** One provider's grant as the file holds it (version 1: RFC 6749's names, epoch milliseconds). */
-const recordSchema = z.object({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  expires_at: z.number().int().optional(),
-  scopes: z.array(z.string()),
-  token_type: z.string(),
-  /** When the account was signed in to. */
-  obtained_at: z.number().int(),
-  server: z.object({
-    issuer: z.string(),
-    token_endpoint: z.string(),
-    revocation_endpoint: z.string().optional(),
-  }),
-  // The client's secret is kept with its tokens: the MCP server refreshes them without the OAuth
-  // settings in its own environment.
-  client: z.object({ id: z.string(), secret: z.string().optional() }),
-});
+/**
+ * One provider's grant as the file holds it (version 1: RFC 6749's names, epoch milliseconds). The
+ * schemas are built on the first read of the file, not while the server starts.
+ */
+const recordSchema = () =>
+  z.object({
+    access_token: z.string().min(1),
+    refresh_token: z.string().min(1).optional(),
+    expires_at: z.number().int().optional(),
+    scopes: z.array(z.string()),
+    token_type: z.string(),
+    /** When the account was signed in to. */
+    obtained_at: z.number().int(),
+    server: z.object({
+      issuer: z.string(),
+      token_endpoint: z.string(),
+      revocation_endpoint: z.string().optional(),
+    }),
+    // The client's secret is kept with its tokens: the MCP server refreshes them without the OAuth
+    // settings in its own environment.
+    client: z.object({ id: z.string(), secret: z.string().optional() }),
+  });
 
-type FileRecord = z.infer<typeof recordSchema>;
+type FileRecord = z.infer<ReturnType<typeof recordSchema>>;
 
 /** The file's text, read as JSON and checked; Zod's messages name the path and type, never a value. */
-const fileText = z
-  .string()
-  .transform((text, context) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      context.addIssue({ code: "custom", message: "not JSON" });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.object({ version: z.literal(1), providers: z.record(z.string(), recordSchema) }));
+const fileTextSchema = () =>
+  z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: "custom", message: "not JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.object({ version: z.literal(1), providers: z.record(z.string(), recordSchema()) }));
+let fileText: ReturnType<typeof fileTextSchema> | undefined;
 
 /** The file's name of each grant field it keeps, in the order it writes them. */
 const FIELDS = [
@@ -136,6 +142,7 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
       throw unreadable(`Cannot read the token store ${this.path}: ${error.code ?? error.message}.`, error);
     });
     if (text === undefined) return {};
+    fileText ??= fileTextSchema();
     const parsed = fileText.safeParse(text);
     if (parsed.success) return parsed.data.providers;
     const issue = parsed.error.issues[0];

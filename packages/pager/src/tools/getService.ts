@@ -1,15 +1,24 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { serviceRecord, serviceSchema } from "../records.js";
 
+const inputSchema = lazy(() =>
+  z.object({ service_id: z.string().min(1).describe("From Pager.ListServices") }),
+);
+const outputSchema = lazy(() => z.object({ service: serviceSchema() }));
+
 export const getService = defineTool({
   name: "Pager.GetService",
   title: "Get service",
   description: "Gets one service: status, escalation policy, teams, timeouts and last incident time.",
-  input: z.object({ service_id: z.string().min(1).describe("From Pager.ListServices") }),
-  output: z.object({ service: serviceSchema }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.services),
   async handler({ service_id }, context) {

@@ -1,24 +1,33 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { collectPages, createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { memberRecord, memberSchema, refSchema, refs, teamRecord, teamSchema } from "../records.js";
+
+const inputSchema = lazy(() => z.object({ team_id: z.string().min(1).describe("From Pager.ListTeams") }));
+const outputSchema = lazy(() =>
+  z.object({
+    team: teamSchema().extend({
+      default_role: z.string().optional(),
+      members: z.array(memberSchema()),
+      services: z.array(refSchema()),
+      escalation_policies: z.array(refSchema()),
+      incomplete: z.array(z.string()).optional().describe("Lists cut at 1,000 entries"),
+    }),
+  }),
+);
 
 export const getTeam = defineTool({
   name: "Pager.GetTeam",
   title: "Get team",
   description:
     "Gets one team with its members and their roles, and the services and escalation policies it owns.",
-  input: z.object({ team_id: z.string().min(1).describe("From Pager.ListTeams") }),
-  output: z.object({
-    team: teamSchema.extend({
-      default_role: z.string().optional(),
-      members: z.array(memberSchema),
-      services: z.array(refSchema),
-      escalation_policies: z.array(refSchema),
-      incomplete: z.array(z.string()).optional().describe("Lists cut at 1,000 entries"),
-    }),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.teams, SCOPES.users, SCOPES.services, SCOPES.policies),
   async handler({ team_id }, context) {

@@ -1,16 +1,23 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createPagerClient } from "../client.js";
 import { limitParam, offsetParam, pageParams, pagerAuth, SCOPES } from "../params.js";
 import { listOutput, listResult, policyRecord, policySchema } from "../records.js";
+
+const inputSchema = lazy(() => z.object({ limit: limitParam(), offset: offsetParam() }));
+const outputSchema = lazy(() => listOutput("escalation_policies", policySchema()));
 
 export const listEscalationPolicies = defineTool({
   name: "Pager.ListEscalationPolicies",
   title: "List escalation policies",
   description:
     "Lists escalation policies by name, each with its levels (delay and targets), services and teams.",
-  input: z.object({ limit: limitParam, offset: offsetParam }),
-  output: listOutput("escalation_policies", policySchema),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.policies),
   async handler(input, context) {

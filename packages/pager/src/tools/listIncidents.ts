@@ -1,4 +1,4 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createPagerClient } from "../client.js";
 import {
@@ -15,22 +15,31 @@ import {
 } from "../params.js";
 import { incidentRecord, incidentSchema, listOutput, listResult } from "../records.js";
 
-export const listIncidents = defineTool({
-  name: "Pager.ListIncidents",
-  title: "List incidents",
-  description:
-    "Lists incidents, newest first, with status, urgency, service, teams and assignees. Without since/until PagerDuty covers only the last 30 days; a window may span up to 6 months.",
-  input: z.object({
+const inputSchema = lazy(() =>
+  z.object({
     status: z.enum(["triggered", "acknowledged", "resolved"]).optional(),
     urgency: z.enum(["high", "low"]).optional(),
     service_ids: idsParam("Only these services (Pager.ListServices ids)"),
     team_ids: idsParam("Only these teams (Pager.ListTeams ids)"),
     since: sinceParam("Created at or after, ISO-8601"),
     until: untilParam("Created before, ISO-8601"),
-    limit: limitParam,
-    offset: offsetParam,
+    limit: limitParam(),
+    offset: offsetParam(),
   }),
-  output: listOutput("incidents", incidentSchema),
+);
+const outputSchema = lazy(() => listOutput("incidents", incidentSchema()));
+
+export const listIncidents = defineTool({
+  name: "Pager.ListIncidents",
+  title: "List incidents",
+  description:
+    "Lists incidents, newest first, with status, urgency, service, teams and assignees. Without since/until PagerDuty covers only the last 30 days; a window may span up to 6 months.",
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {

@@ -1,4 +1,4 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createPagerClient } from "../client.js";
 import {
@@ -15,21 +15,30 @@ import {
 } from "../params.js";
 import { listOutput, listResult, logEntryRecord, logEntrySchema } from "../records.js";
 
+const inputSchema = lazy(() =>
+  z.object({
+    since: sinceParam(),
+    until: untilParam(),
+    team_ids: idsParam("Only these teams"),
+    time_zone: timeZoneParam(),
+    is_overview: z.boolean().default(true).describe("Only the key changes; false for every entry"),
+    limit: limitParam(),
+    offset: offsetParam(),
+  }),
+);
+const outputSchema = lazy(() => listOutput("log_entries", logEntrySchema()));
+
 export const listLogEntries = defineTool({
   name: "Pager.ListLogEntries",
   title: "List log entries",
   description:
     "Lists the account's activity feed as log entries, newest first: incident triggers, notifications, acknowledgements, escalations, resolutions.",
-  input: z.object({
-    since: sinceParam(),
-    until: untilParam(),
-    team_ids: idsParam("Only these teams"),
-    time_zone: timeZoneParam,
-    is_overview: z.boolean().default(true).describe("Only the key changes; false for every entry"),
-    limit: limitParam,
-    offset: offsetParam,
-  }),
-  output: listOutput("log_entries", logEntrySchema),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {

@@ -1,4 +1,4 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { collectPages, createPagerClient, type PagerClient } from "../client.js";
 import {
@@ -15,22 +15,31 @@ import {
 } from "../params.js";
 import { listOutput, listResult, onCallRecord, onCallSchema } from "../records.js";
 
+const inputSchema = lazy(() =>
+  z.object({
+    schedule_ids: idsParam("Only these schedules (Pager.ListSchedules ids)"),
+    escalation_policy_ids: idsParam("Only these escalation policies"),
+    team_ids: idsParam("Only policies of these teams"),
+    time_zone: timeZoneParam(),
+    since: sinceParam(),
+    until: untilParam(),
+    limit: limitParam(),
+    offset: offsetParam(),
+  }),
+);
+const outputSchema = lazy(() => listOutput("oncalls", onCallSchema()));
+
 export const listOnCalls = defineTool({
   name: "Pager.ListOnCalls",
   title: "List on-calls",
   description:
     "Lists who is on call: user, escalation policy and level, schedule, shift start and end. Without since/until: now; a window lists every shift overlapping it (up to 90 days ahead).",
-  input: z.object({
-    schedule_ids: idsParam("Only these schedules (Pager.ListSchedules ids)"),
-    escalation_policy_ids: idsParam("Only these escalation policies"),
-    team_ids: idsParam("Only policies of these teams"),
-    time_zone: timeZoneParam,
-    since: sinceParam(),
-    until: untilParam(),
-    limit: limitParam,
-    offset: offsetParam,
-  }),
-  output: listOutput("oncalls", onCallSchema),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.oncalls, SCOPES.policies),
   async handler(input, context) {

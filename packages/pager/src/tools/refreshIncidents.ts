@@ -7,9 +7,18 @@ import { listIncidents } from "./listIncidents.js";
  * second way to list incidents. Read-only, so a host that shows it to the model anyway does no harm.
  */
 export const refreshIncidents = defineTool({
-  ...listIncidents,
   name: "Pager.RefreshIncidents",
   title: "Refresh incidents",
   description:
     "Re-reads the incidents an incidents view shows: the same filters and answer as Pager.ListIncidents. For views; models call Pager.ListIncidents.",
+  // Read through, not spread: a spread would build Pager.ListIncidents' schemas as this module loads.
+  get input() {
+    return listIncidents.input;
+  },
+  get output() {
+    return listIncidents.output;
+  },
+  hints: listIncidents.hints,
+  auth: listIncidents.auth,
+  handler: listIncidents.handler,
 });

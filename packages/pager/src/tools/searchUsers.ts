@@ -1,45 +1,52 @@
-import { defineTool, READ_ONLY_HINTS, type ToolContext } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS, type ToolContext } from "@toolkits/core";
 import { z } from "zod";
 import { createPagerClient, MAX_OFFSET_PLUS_LIMIT, MAX_PAGE_SIZE, type PagerClient } from "../client.js";
-import {
-  ACCEPT_CONFIDENCE,
-  ACCEPT_MARGIN,
-  acceptedMatch,
-  cachedDirectory,
-  MAX_MATCHES,
-  matchAmong,
-  matchDirectory,
-  type UserMatch,
-  userDirectory,
-} from "../directory.js";
+import type { UserMatch } from "../directory.js";
+import { ACCEPT_CONFIDENCE, ACCEPT_MARGIN, cachedDirectory, MAX_MATCHES } from "../directory-cache.js";
 import { pagerAuth, SCOPES } from "../params.js";
 import { userRecord, userSchema } from "../records.js";
 
-const matchSchema = userSchema.extend({
-  confidence: z.number().describe("0 to 1"),
-  accepted: z.boolean().optional(),
-});
+const matchSchema = lazy(() =>
+  userSchema().extend({
+    confidence: z.number().describe("0 to 1"),
+    accepted: z.boolean().optional(),
+  }),
+);
+
+const inputSchema = lazy(() =>
+  z.object({
+    query: z.string().trim().min(1).max(200).describe("Name or email, or part of one"),
+    auto_accept_matches: z.boolean().default(false),
+  }),
+);
+const outputSchema = lazy(() =>
+  z.object({
+    matches: z.array(matchSchema()),
+    searched: z.enum(["name query", "directory"]).describe("Where the matches were found"),
+    users_searched: z.number().int(),
+    note: z.string().optional(),
+  }),
+);
 
 export const searchUsers = defineTool({
   name: "Pager.SearchUsers",
   title: "Search users",
   description: `Finds users by name or email, tolerating typos; up to ${MAX_MATCHES} matches with a confidence from 0 to 1. With auto_accept_matches the best match alone is returned, accepted: true, when its confidence is at least ${ACCEPT_CONFIDENCE} and ${ACCEPT_MARGIN} above the runner-up; otherwise the candidates, none accepted.`,
-  input: z.object({
-    query: z.string().trim().min(1).max(200).describe("Name or email, or part of one"),
-    auto_accept_matches: z.boolean().default(false),
-  }),
-  output: z.object({
-    matches: z.array(matchSchema),
-    searched: z.enum(["name query", "directory"]).describe("Where the matches were found"),
-    users_searched: z.number().int(),
-    note: z.string().optional(),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.users),
   async handler({ query, auto_accept_matches }, context) {
     const client = await createPagerClient(context);
-    const found = (await byNameQuery(client, query)) ?? (await byDirectory(client, query, context));
-    const accepted = auto_accept_matches ? acceptedMatch(found.matches) : undefined;
+    // The fuzzy search (and Fuse with it) loads on the first search, not with the toolkit.
+    const search = await import("../directory.js");
+    const found =
+      (await byNameQuery(search, client, query)) ?? (await byDirectory(search, client, query, context));
+    const accepted = auto_accept_matches ? search.acceptedMatch(found.matches) : undefined;
     const shown = accepted ? [accepted] : found.matches;
     return {
       matches: shown.map(({ user, confidence }) => ({
@@ -54,6 +61,9 @@ export const searchUsers = defineTool({
   },
 });
 
+/** The fuzzy search, imported by the handler. */
+type Search = typeof import("../directory.js");
+
 interface Found {
   matches: UserMatch[];
   searched: "name query" | "directory";
@@ -65,17 +75,22 @@ interface Found {
  * PagerDuty's own name query answers in one request when it finds a near-exact name. It cannot
  * see emails or typos, so anything less falls through to the directory (unless that is cached).
  */
-async function byNameQuery(client: PagerClient, query: string): Promise<Found | undefined> {
+async function byNameQuery(search: Search, client: PagerClient, query: string): Promise<Found | undefined> {
   if (query.includes("@") || cachedDirectory(client)) return undefined;
   const page = await client.users({ query, limit: MAX_PAGE_SIZE, offset: 0, include: ["teams"] });
   if (page.more) return undefined;
-  const matches = matchAmong(page.items, query);
+  const matches = search.matchAmong(page.items, query);
   if ((matches[0]?.confidence ?? 0) < ACCEPT_CONFIDENCE) return undefined;
   return { matches, searched: "name query", users_searched: page.items.length, complete: true };
 }
 
-async function byDirectory(client: PagerClient, query: string, context: ToolContext): Promise<Found> {
-  const directory = await userDirectory(client, (update) => context.progress(update));
+async function byDirectory(
+  search: Search,
+  client: PagerClient,
+  query: string,
+  context: ToolContext,
+): Promise<Found> {
+  const directory = await search.userDirectory(client, (update) => context.progress(update));
   // An exact name or email is settled among the users containing it, with the same confidences
   // as the fuzzy search and in a fraction of its time.
   const needle = query.toLowerCase();
@@ -84,7 +99,7 @@ async function byDirectory(client: PagerClient, query: string, context: ToolCont
     [user.name, user.email].some((field) => field?.toLowerCase() === needle),
   );
   return {
-    matches: exact ? matchAmong(containing, query) : matchDirectory(directory, query),
+    matches: exact ? search.matchAmong(containing, query) : search.matchDirectory(directory, query),
     searched: "directory",
     users_searched: directory.users.length,
     complete: directory.complete,

@@ -1,4 +1,4 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { collectPages, createPagerClient } from "../client.js";
 import { pagerAuth, SCOPES } from "../params.js";
@@ -9,19 +9,28 @@ import type { PdOnCall } from "../types.js";
 export const LOOK_AHEAD_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-const shiftSchema = onCallSchema.omit({ user: true });
+const shiftSchema = lazy(() => onCallSchema().omit({ user: true }));
+
+const inputSchema = lazy(() => z.object({}));
+const outputSchema = lazy(() =>
+  z.object({
+    user: userSchema(),
+    on_call_now: z.boolean(),
+    current_shifts: z.array(shiftSchema()),
+    next_shift: shiftSchema().optional().describe(`Absent when none starts within ${LOOK_AHEAD_DAYS} days`),
+  }),
+);
 
 export const whoAmI = defineTool({
   name: "Pager.WhoAmI",
   title: "Who am I",
   description: `Gets the signed-in user's profile and on-call state: whether on call now, the current shifts, and the next shift starting within ${LOOK_AHEAD_DAYS} days.`,
-  input: z.object({}),
-  output: z.object({
-    user: userSchema,
-    on_call_now: z.boolean(),
-    current_shifts: z.array(shiftSchema),
-    next_shift: shiftSchema.optional().describe(`Absent when none starts within ${LOOK_AHEAD_DAYS} days`),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.users, SCOPES.oncalls),
   async handler(_input, context) {
@@ -53,7 +62,7 @@ export const whoAmI = defineTool({
 const startsBy = (entry: PdOnCall, time: number) => !entry.start || Date.parse(entry.start) <= time;
 const endsBy = (entry: PdOnCall, time: number) => !!entry.end && Date.parse(entry.end) <= time;
 
-function shift(entry: PdOnCall): z.input<typeof shiftSchema> {
+function shift(entry: PdOnCall): z.input<ReturnType<typeof shiftSchema>> {
   const { user: _, ...rest } = onCallRecord(entry);
   return rest;
 }

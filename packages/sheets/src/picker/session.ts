@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { accessTokenVariable, Secret, type StateStore } from "@toolkits/core";
 import { GOOGLE } from "../scopes.js";
 
@@ -52,6 +51,8 @@ export async function openPickerSession(
   token: Secret,
   now = Date.now(),
 ): Promise<PickerSession> {
+  // node:crypto loads with the first picker link, not with the toolkit.
+  const { randomBytes } = await import("node:crypto");
   const session: PickerSession = {
     id: randomBytes(24).toString("base64url"),
     config,

@@ -1,4 +1,4 @@
-import { defineTool, ToolError, toToolError } from "@toolkits/core";
+import { defineTool, lazy, ToolError, toToolError } from "@toolkits/core";
 import { z } from "zod";
 import { cellBlocks, gridFor, parseCellData } from "../cells.js";
 import { createGoogleClient } from "../client.js";
@@ -6,21 +6,32 @@ import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { sheetRecord } from "../spreadsheet.js";
 import { cellData, sheetOutput, USER_ENTERED_NOTE } from "./params.js";
 
+const inputSchema = lazy(() =>
+  z.object({
+    title: z.string().min(1).default("Untitled spreadsheet").describe("Spreadsheet title"),
+    data: cellData().optional(),
+  }),
+);
+const outputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: z.string(),
+    title: z.string(),
+    url: z.string(),
+    sheet: sheetOutput(),
+    updated_cells: z.number().int().describe("Cells written from data"),
+  }),
+);
+
 export const createSpreadsheet = defineTool({
   name: "Sheets.CreateSpreadsheet",
   title: "Create spreadsheet",
   description: `Creates a spreadsheet in the user's drive and optionally fills its first sheet (Sheet1) from a cell data map. ${USER_ENTERED_NOTE} Not idempotent: every call creates another spreadsheet.`,
-  input: z.object({
-    title: z.string().min(1).default("Untitled spreadsheet").describe("Spreadsheet title"),
-    data: cellData.optional(),
-  }),
-  output: z.object({
-    spreadsheet_id: z.string(),
-    title: z.string(),
-    url: z.string(),
-    sheet: sheetOutput,
-    updated_cells: z.number().int().describe("Cells written from data"),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler({ title, data }, context) {

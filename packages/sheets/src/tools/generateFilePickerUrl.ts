@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "@toolkits/core";
+import { defineTool, lazy, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { PICKER_PATH } from "../picker/handler.js";
 import { openPickerSession, PICKER_TTL_MS } from "../picker/session.js";
@@ -12,17 +12,26 @@ export const PICKER_SETTINGS = {
   publicUrl: "TOOLKITS_PUBLIC_URL",
 } as const;
 
+const inputSchema = lazy(() => z.object({}));
+const outputSchema = lazy(() =>
+  z.object({
+    url: z.string(),
+    expires_at: z.string().describe("ISO 8601"),
+    instructions: z.string(),
+  }),
+);
+
 export const generateFilePickerUrl = defineTool({
   name: "Sheets.GenerateFilePickerUrl",
   title: "Generate file picker URL",
   description:
     "Returns the URL of a Google file picker where the user picks spreadsheets this app may then use (it reaches only files it created or the user picked), and when it expires. Use it when a spreadsheet is not found or access is denied. The link works for 10 minutes.",
-  input: z.object({}),
-  output: z.object({
-    url: z.string(),
-    expires_at: z.string().describe("ISO 8601"),
-    instructions: z.string(),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   auth: googleAuth(),
   async handler(_input, context) {

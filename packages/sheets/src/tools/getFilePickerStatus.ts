@@ -1,9 +1,25 @@
-import { defineTool } from "@toolkits/core";
+import { defineTool, lazy } from "@toolkits/core";
 import { z } from "zod";
 import { PICKER_ID } from "../picker/handler.js";
 import { findPickerSession } from "../picker/session.js";
 
-const pickedFile = z.object({ id: z.string(), name: z.string(), url: z.string().optional() });
+const pickedFile = lazy(() => z.object({ id: z.string(), name: z.string(), url: z.string().optional() }));
+
+const inputSchema = lazy(() =>
+  z.object({
+    picker_id: z
+      .string()
+      .regex(PICKER_ID)
+      .describe("The last path segment of the picker url from Sheets.GenerateFilePickerUrl"),
+  }),
+);
+const outputSchema = lazy(() =>
+  z.object({
+    status: z.enum(["waiting", "picked", "expired"]),
+    files: z.array(pickedFile()).optional().describe("Present once picked"),
+    expires_at: z.string().optional().describe("ISO 8601; absent once expired"),
+  }),
+);
 
 /**
  * Where a picker link stands, for the view that opened it: waiting for a pick, picked (with the
@@ -17,17 +33,12 @@ export const getFilePickerStatus = defineTool({
   title: "Get file picker status",
   description:
     "Tells whether the user has picked files on a picker link from Sheets.GenerateFilePickerUrl: waiting, picked (with the files) or expired. For views; the model learns of the pick from the view.",
-  input: z.object({
-    picker_id: z
-      .string()
-      .regex(PICKER_ID)
-      .describe("The last path segment of the picker url from Sheets.GenerateFilePickerUrl"),
-  }),
-  output: z.object({
-    status: z.enum(["waiting", "picked", "expired"]),
-    files: z.array(pickedFile).optional().describe("Present once picked"),
-    expires_at: z.string().optional().describe("ISO 8601; absent once expired"),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   // Reads only this server's own state: no Google call, so no Google credential.
   auth: {},

@@ -1,4 +1,4 @@
-import { defineTool, READ_ONLY_HINTS, ToolError } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { a1Range, cellName, columnLetters, MAX_COLUMN, parseColumn } from "../a1.js";
 import { createGoogleClient, type GridData } from "../client.js";
@@ -10,25 +10,23 @@ import { MAX_CELLS, sheetIdOrName, sheetOutput, sheetPosition, spreadsheetId } f
 export const MAX_ROWS_BYTES = 60_000;
 
 type Value = string | number | boolean;
-const cellOutput = z.object({
-  value: z
-    .union([z.string(), z.number(), z.boolean()])
-    .optional()
-    .describe("As entered; formulas as =… text"),
-  formatted: z.string().optional().describe("As displayed, when it differs from value"),
-  note: z.string().optional(),
-});
-type CellOutput = z.infer<typeof cellOutput>;
+const cellOutput = lazy(() =>
+  z.object({
+    value: z
+      .union([z.string(), z.number(), z.boolean()])
+      .optional()
+      .describe("As entered; formulas as =… text"),
+    formatted: z.string().optional().describe("As displayed, when it differs from value"),
+    note: z.string().optional(),
+  }),
+);
+type CellOutput = z.infer<ReturnType<typeof cellOutput>>;
 
-export const getSpreadsheet = defineTool({
-  name: "Sheets.GetSpreadsheet",
-  title: "Get spreadsheet cells",
-  description:
-    'Reads a window of one sheet\'s cells. Result rows maps row number (1-based) → column letter → {value, formatted, note}: value as entered (formulas as "=…" text, numbers and booleans typed), formatted as displayed (only when it differs), note when set; empty cells are left out. A result over 60 kB stops at a whole row with truncated: true and next_start_row to continue from.',
-  input: z.object({
-    spreadsheet_id: spreadsheetId,
-    sheet_position: sheetPosition,
-    sheet_id_or_name: sheetIdOrName,
+const inputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: spreadsheetId(),
+    sheet_position: sheetPosition(),
+    sheet_id_or_name: sheetIdOrName(),
     start_row: z.number().int().min(1).max(MAX_CELLS).default(1).describe("First row, 1-based"),
     start_col: z
       .union([z.string(), z.number().int().min(1).max(MAX_COLUMN)])
@@ -37,15 +35,30 @@ export const getSpreadsheet = defineTool({
     max_rows: z.number().int().min(1).max(1000).default(1000),
     max_cols: z.number().int().min(1).max(100).default(100),
   }),
-  output: z.object({
+);
+const outputSchema = lazy(() =>
+  z.object({
     spreadsheet_id: z.string(),
-    sheet: sheetOutput.extend({ row_count: z.number().int(), column_count: z.number().int() }),
+    sheet: sheetOutput().extend({ row_count: z.number().int(), column_count: z.number().int() }),
     range: z.string().optional().describe("The A1 range read"),
-    rows: z.record(z.string(), z.record(z.string(), cellOutput)),
+    rows: z.record(z.string(), z.record(z.string(), cellOutput())),
     truncated: z.boolean().optional(),
     next_start_row: z.number().int().optional().describe("Pass as start_row to read the rest"),
     note: z.string().optional(),
   }),
+);
+
+export const getSpreadsheet = defineTool({
+  name: "Sheets.GetSpreadsheet",
+  title: "Get spreadsheet cells",
+  description:
+    'Reads a window of one sheet\'s cells. Result rows maps row number (1-based) → column letter → {value, formatted, note}: value as entered (formulas as "=…" text, numbers and booleans typed), formatted as displayed (only when it differs), note when set; empty cells are left out. A result over 60 kB stops at a whole row with truncated: true and next_start_row to continue from.',
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

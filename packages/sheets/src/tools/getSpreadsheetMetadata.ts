@@ -1,16 +1,12 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createGoogleClient } from "../client.js";
 import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { spreadsheetId } from "./params.js";
 
-export const getSpreadsheetMetadata = defineTool({
-  name: "Sheets.GetSpreadsheetMetadata",
-  title: "Get spreadsheet metadata",
-  description:
-    "Returns a spreadsheet's title, URL and sheets (id, title, position with 1 = leftmost, row and column counts, hidden, type); no cell data.",
-  input: z.object({ spreadsheet_id: spreadsheetId }),
-  output: z.object({
+const inputSchema = lazy(() => z.object({ spreadsheet_id: spreadsheetId() }));
+const outputSchema = lazy(() =>
+  z.object({
     spreadsheet_id: z.string(),
     title: z.string(),
     url: z.string(),
@@ -29,6 +25,19 @@ export const getSpreadsheetMetadata = defineTool({
       }),
     ),
   }),
+);
+
+export const getSpreadsheetMetadata = defineTool({
+  name: "Sheets.GetSpreadsheetMetadata",
+  title: "Get spreadsheet metadata",
+  description:
+    "Returns a spreadsheet's title, URL and sheets (id, title, position with 1 = leftmost, row and column counts, hidden, type); no cell data.",
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

@@ -1,19 +1,15 @@
-import { defineTool, READ_ONLY_HINTS, ToolError, tokenPage, tokenPageShape } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS, ToolError, tokenPage, tokenPageShape } from "@toolkits/core";
 import { z } from "zod";
 import { createGoogleClient, type SpreadsheetSearch } from "../client.js";
 import { ORDER_BY_VALUES, spreadsheetQuery } from "../drive.js";
 import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 
-const keywords = z.array(z.string().min(1)).default([]);
+const keywords = lazy(() => z.array(z.string().min(1)).default([]));
 
-export const searchSpreadsheets = defineTool({
-  name: "Sheets.SearchSpreadsheets",
-  title: "Search spreadsheets",
-  description:
-    "Finds spreadsheets by title keywords (case-insensitive), never trashed ones; most recently modified first by default. Sees only files this app created or the user picked (Sheets.GenerateFilePickerUrl grants more). Continue with pagination_token = next_page_token.",
-  input: z.object({
-    spreadsheet_contains: keywords.describe("Keywords the title must all contain"),
-    spreadsheet_not_contains: keywords.describe("Keywords the title must not contain"),
+const inputSchema = lazy(() =>
+  z.object({
+    spreadsheet_contains: keywords().describe("Keywords the title must all contain"),
+    spreadsheet_not_contains: keywords().describe("Keywords the title must not contain"),
     search_only_in_shared_drive_id: z.string().min(1).optional().describe("Search only this shared drive"),
     include_shared_drives: z
       .boolean()
@@ -30,7 +26,9 @@ export const searchSpreadsheets = defineTool({
     limit: z.number().int().min(1).max(50).default(10),
     pagination_token: z.string().min(1).optional().describe("next_page_token of the previous page"),
   }),
-  output: z.object({
+);
+const outputSchema = lazy(() =>
+  z.object({
     spreadsheets: z.array(
       z.object({
         id: z.string(),
@@ -45,6 +43,19 @@ export const searchSpreadsheets = defineTool({
       .describe("Drive could not search every corpus; results may be partial"),
     ...tokenPageShape,
   }),
+);
+
+export const searchSpreadsheets = defineTool({
+  name: "Sheets.SearchSpreadsheets",
+  title: "Search spreadsheets",
+  description:
+    "Finds spreadsheets by title keywords (case-insensitive), never trashed ones; most recently modified first by default. Sees only files this app created or the user picked (Sheets.GenerateFilePickerUrl grants more). Continue with pagination_token = next_page_token.",
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

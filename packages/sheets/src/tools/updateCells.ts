@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "@toolkits/core";
+import { defineTool, lazy, ToolError } from "@toolkits/core";
 import { z } from "zod";
 import { cellName } from "../a1.js";
 import { cellBlocks, parseCellData } from "../cells.js";
@@ -14,22 +14,33 @@ import {
   USER_ENTERED_NOTE,
 } from "./params.js";
 
+const inputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: spreadsheetId(),
+    data: cellData(),
+    sheet_position: sheetPosition(),
+    sheet_id_or_name: sheetIdOrName(),
+  }),
+);
+const outputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: z.string(),
+    sheet: sheetOutput(),
+    updated_cells: z.number().int(),
+    updated_ranges: z.array(z.string()).describe("A1 ranges written"),
+  }),
+);
+
 export const updateCells = defineTool({
   name: "Sheets.UpdateCells",
   title: "Update cells",
   description: `Writes many cells of one sheet in one atomic request, replacing what they held. ${USER_ENTERED_NOTE} Cells must lie inside the sheet's grid (Sheets.GetSpreadsheetMetadata gives its size).`,
-  input: z.object({
-    spreadsheet_id: spreadsheetId,
-    data: cellData,
-    sheet_position: sheetPosition,
-    sheet_id_or_name: sheetIdOrName,
-  }),
-  output: z.object({
-    spreadsheet_id: z.string(),
-    sheet: sheetOutput,
-    updated_cells: z.number().int(),
-    updated_ranges: z.array(z.string()).describe("A1 ranges written"),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

@@ -1,17 +1,13 @@
-import { defineTool, READ_ONLY_HINTS } from "@toolkits/core";
+import { defineTool, lazy, READ_ONLY_HINTS } from "@toolkits/core";
 import { z } from "zod";
 import { createGoogleClient } from "../client.js";
 import { DRIVE_FILE_SCOPE, googleAuth, USERINFO_EMAIL_SCOPE, USERINFO_PROFILE_SCOPE } from "../scopes.js";
 
 const bytes = (value: string | null | undefined) => (value ? Number(value) : undefined);
 
-export const whoAmI = defineTool({
-  name: "Sheets.WhoAmI",
-  title: "Who am I",
-  description:
-    "Returns the signed-in Google user's profile (name, email, picture) and spreadsheet environment: Drive storage quota and use, and what this app can reach.",
-  input: z.object({}),
-  output: z.object({
+const inputSchema = lazy(() => z.object({}));
+const outputSchema = lazy(() =>
+  z.object({
     user: z.object({
       id: z.string().optional(),
       name: z.string().optional(),
@@ -29,6 +25,19 @@ export const whoAmI = defineTool({
     }),
     access: z.string(),
   }),
+);
+
+export const whoAmI = defineTool({
+  name: "Sheets.WhoAmI",
+  title: "Who am I",
+  description:
+    "Returns the signed-in Google user's profile (name, email, picture) and spreadsheet environment: Drive storage quota and use, and what this app can reach.",
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE, USERINFO_PROFILE_SCOPE, USERINFO_EMAIL_SCOPE),
   async handler(_input, context) {

@@ -1,4 +1,4 @@
-import { defineTool } from "@toolkits/core";
+import { defineTool, lazy } from "@toolkits/core";
 import { z } from "zod";
 import { a1Range, cellName, parseColumn } from "../a1.js";
 import { createGoogleClient } from "../client.js";
@@ -6,23 +6,34 @@ import { DRIVE_FILE_SCOPE, googleAuth } from "../scopes.js";
 import { assertInGrid, findSheet, sheetRecord } from "../spreadsheet.js";
 import { column, row, sheetOutput, spreadsheetId, USER_ENTERED_NOTE } from "./params.js";
 
+const inputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: spreadsheetId(),
+    column: column(),
+    row: row(),
+    value: z.string().describe("The value; an empty string clears the cell"),
+    sheet_name: z.string().min(1).default("Sheet1").describe("Sheet title (or numeric sheet id)"),
+  }),
+);
+const outputSchema = lazy(() =>
+  z.object({
+    spreadsheet_id: z.string(),
+    sheet: sheetOutput(),
+    cell: z.string().describe("A1 name, e.g. C7"),
+    value: z.string().optional().describe("The cell as displayed after the write"),
+  }),
+);
+
 export const writeToCell = defineTool({
   name: "Sheets.WriteToCell",
   title: "Write to cell",
   description: `Writes one value to one cell, replacing what it held. ${USER_ENTERED_NOTE} Returns the value as Sheets displays it.`,
-  input: z.object({
-    spreadsheet_id: spreadsheetId,
-    column,
-    row,
-    value: z.string().describe("The value; an empty string clears the cell"),
-    sheet_name: z.string().min(1).default("Sheet1").describe("Sheet title (or numeric sheet id)"),
-  }),
-  output: z.object({
-    spreadsheet_id: z.string(),
-    sheet: sheetOutput,
-    cell: z.string().describe("A1 name, e.g. C7"),
-    value: z.string().optional().describe("The cell as displayed after the write"),
-  }),
+  get input() {
+    return inputSchema();
+  },
+  get output() {
+    return outputSchema();
+  },
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
