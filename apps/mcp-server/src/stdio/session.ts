@@ -1,5 +1,4 @@
 import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/server";
-import { type FollowingSignal, followSignals } from "@toolkits/core";
 import type { McpCallScope } from "@toolkits/core/mcp";
 import {
   ANONYMOUS,
@@ -24,7 +23,7 @@ export class StdioSession {
   #revision: string | undefined;
   #capabilities: ClientCapabilities | undefined;
   readonly #stopping = new AbortController();
-  readonly #calls = new Map<RequestId, FollowingSignal>();
+  readonly #calls = new Map<RequestId, AbortController>();
   readonly #sdkBound = new Map<RequestId, RequestScope>();
 
   /** `apps`: `--apps on`, MCP Apps views for a client that takes them. */
@@ -82,18 +81,20 @@ export class StdioSession {
    */
   call(id: RequestId): AbortSignal {
     this.#sdkBound.delete(id);
-    const call = followSignals(this.#stopping.signal);
+    // Aborted by `abortAll` itself rather than by following `#stopping`: no listener per call.
+    const call = new AbortController();
+    if (this.#stopping.signal.aborted) call.abort(this.#stopping.signal.reason);
     this.#calls.set(id, call);
     return call.signal;
   }
 
   release(id: RequestId): void {
-    this.#calls.get(id)?.release();
     this.#calls.delete(id);
   }
 
   /** Aborts every call still running, with `reason`. */
   abortAll(reason: Error): void {
     this.#stopping.abort(reason);
+    for (const call of this.#calls.values()) call.abort(reason);
   }
 }
