@@ -113,19 +113,40 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 // biome-ignore lint/suspicious/noExplicitAny: handlers are checked where each tool is defined
 export type AnyToolDefinition = ToolDefinition<any, any>;
 
-/** Identity helper that infers a definition's input and output types. */
+/**
+ * A tool as written: its `input` and `output` schemas, or functions building them. Built on first
+ * read, a toolkit's schemas cost nothing when it is loaded: a server lists tools from a prebuilt
+ * listing and needs a tool's schemas only once the tool is called.
+ */
+export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = Omit<
+  ToolDefinition<I, O>,
+  "input" | "output"
+> & { input: I | (() => I); output: O | (() => O) };
+
+/**
+ * The definition of `spec`, inferring its input and output types. A schema given as a function is
+ * built on the first read of `input` or `output` (once), not here.
+ */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  definition: ToolDefinition<I, O>,
+  spec: ToolSpec<I, O>,
 ): ToolDefinition<I, O> {
-  return definition;
+  const { input, output } = spec;
+  if (typeof input !== "function" && typeof output !== "function") return spec as ToolDefinition<I, O>;
+  const read = <S>(schema: S | (() => S)) =>
+    ({
+      get: typeof schema === "function" ? lazy(schema as () => S) : () => schema,
+      enumerable: true,
+    }) as const;
+  return Object.defineProperties({ ...spec }, { input: read(input), output: read(output) }) as ToolDefinition<
+    I,
+    O
+  >;
 }
 
 /**
  * A function returning what `build` returns, built on its first call and the same value after (a
- * `build` that throws is not remembered: the next call builds again). For a tool's zod schemas,
- * read through getters (`get input() { return input(); }`): a module that built them as it loaded
- * would cost every server's start-up, which lists tools from a prebuilt listing and needs a tool's
- * schemas only once the tool is called.
+ * `build` that throws is not remembered: the next call builds again). For schemas shared by
+ * several tools, each built inside the tools' own schema functions (see `defineTool`).
  */
 export function lazy<T>(build: () => T): () => T {
   let built: { value: T } | undefined;

@@ -49,21 +49,13 @@ const outputSchema = (spec: EndpointSpec): z.ZodObject => z.looseObject(resultSh
  * paged and capped answer. Two-mode tools answer `get_request_schema` without an upstream call.
  */
 export function toolFromEndpoint(spec: EndpointSpec): AnyToolDefinition {
-  let input: z.ZodObject | undefined;
-  let output: z.ZodObject | undefined;
   return defineTool({
     name: spec.name,
     title: spec.title,
     description: spec.description,
     // Built on first use: a server with a prebuilt listing builds no zod objects at start-up.
-    get input() {
-      input ??= inputSchema(spec);
-      return input;
-    },
-    get output() {
-      output ??= outputSchema(spec);
-      return output;
-    },
+    input: () => inputSchema(spec),
+    output: () => outputSchema(spec),
     hints: { ...spec.hints, openWorld: true },
     auth: { secret: API_KEY_SECRET },
     toolset: spec.toolset,

@@ -12,9 +12,6 @@ import {
 } from "./directory-cache.js";
 import type { PdUser } from "./types.js";
 
-// With the directory it caches: the cache is the search's, reached here too.
-export { cachedDirectory } from "./directory-cache.js";
-
 /** Directory pages fetched at once. */
 export const SCAN_CONCURRENCY = 8;
 

@@ -4,13 +4,13 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PagerClient } from "../src/client.js";
 import {
-  cachedDirectory,
   directoryOf,
   matchAmong,
   matchDirectory,
   SCAN_CONCURRENCY,
   userDirectory,
 } from "../src/directory.js";
+import { cachedDirectory } from "../src/directory-cache.js";
 import {
   ACCEPT_CONFIDENCE,
   ACCEPT_MARGIN,

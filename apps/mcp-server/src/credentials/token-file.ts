@@ -1,6 +1,6 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ToolError } from "@toolkits/core";
+import { lazy, ToolError } from "@toolkits/core";
 import type { LockOptions } from "proper-lockfile";
 import { z } from "zod";
 import { writePrivateFile, xdgFile } from "../files.js";
@@ -34,7 +34,7 @@ const recordSchema = () =>
 type FileRecord = z.infer<ReturnType<typeof recordSchema>>;
 
 /** The file's text, read as JSON and checked; Zod's messages name the path and type, never a value. */
-const fileTextSchema = () =>
+const fileText = lazy(() =>
   z
     .string()
     .transform((text, context) => {
@@ -45,8 +45,8 @@ const fileTextSchema = () =>
         return z.NEVER;
       }
     })
-    .pipe(z.object({ version: z.literal(1), providers: z.record(z.string(), recordSchema()) }));
-let fileText: ReturnType<typeof fileTextSchema> | undefined;
+    .pipe(z.object({ version: z.literal(1), providers: z.record(z.string(), recordSchema()) })),
+);
 
 /** The file's name of each grant field it keeps, in the order it writes them. */
 const FIELDS = [
@@ -142,8 +142,7 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
       throw unreadable(`Cannot read the token store ${this.path}: ${error.code ?? error.message}.`, error);
     });
     if (text === undefined) return {};
-    fileText ??= fileTextSchema();
-    const parsed = fileText.safeParse(text);
+    const parsed = fileText().safeParse(text);
     if (parsed.success) return parsed.data.providers;
     const issue = parsed.error.issues[0];
     const reason = issue?.path.length ? `${issue.path.join(".")}: ${issue.message}` : (issue?.message ?? "");

@@ -14,12 +14,8 @@ export const getEscalationPolicy = defineTool({
   title: "Get escalation policy",
   description:
     "Gets one escalation policy: its levels in order (delay, user and schedule targets), repeats, services and teams.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.policies),
   async handler({ escalation_policy_id }, context) {

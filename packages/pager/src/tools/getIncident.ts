@@ -16,12 +16,8 @@ export const getIncident = defineTool({
   title: "Get incident",
   description:
     "Gets one incident: status, urgency, service, policy, assignees, acknowledgements, alert counts, conference bridge.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.incidents),
   async handler({ incident_id }, context) {

@@ -13,12 +13,8 @@ export const getService = defineTool({
   name: "Pager.GetService",
   title: "Get service",
   description: "Gets one service: status, escalation policy, teams, timeouts and last incident time.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.services),
   async handler({ service_id }, context) {

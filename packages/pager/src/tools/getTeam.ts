@@ -22,12 +22,8 @@ export const getTeam = defineTool({
   title: "Get team",
   description:
     "Gets one team with its members and their roles, and the services and escalation policies it owns.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.teams, SCOPES.users, SCOPES.services, SCOPES.policies),
   async handler({ team_id }, context) {

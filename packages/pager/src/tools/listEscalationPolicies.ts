@@ -12,12 +12,8 @@ export const listEscalationPolicies = defineTool({
   title: "List escalation policies",
   description:
     "Lists escalation policies by name, each with its levels (delay and targets), services and teams.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.policies),
   async handler(input, context) {

@@ -34,12 +34,8 @@ export const listIncidents = defineTool({
   title: "List incidents",
   description:
     "Lists incidents, newest first, with status, urgency, service, teams and assignees. Without since/until PagerDuty covers only the last 30 days; a window may span up to 6 months.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {

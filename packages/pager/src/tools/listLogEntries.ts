@@ -33,12 +33,8 @@ export const listLogEntries = defineTool({
   title: "List log entries",
   description:
     "Lists the account's activity feed as log entries, newest first: incident triggers, notifications, acknowledgements, escalations, resolutions.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.incidents),
   async handler(input, context) {

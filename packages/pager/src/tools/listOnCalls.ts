@@ -34,12 +34,8 @@ export const listOnCalls = defineTool({
   title: "List on-calls",
   description:
     "Lists who is on call: user, escalation policy and level, schedule, shift start and end. Without since/until: now; a window lists every shift overlapping it (up to 90 days ahead).",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.oncalls, SCOPES.policies),
   async handler(input, context) {

@@ -14,12 +14,8 @@ export const listSchedules = defineTool({
   title: "List schedules",
   description:
     "Lists on-call schedules with their rotation members and escalation policies. Rotation members are not who is on call now: use Pager.ListOnCalls with schedule_ids for that.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.schedules),
   async handler(input, context) {

@@ -17,12 +17,8 @@ export const listServices = defineTool({
   name: "Pager.ListServices",
   title: "List services",
   description: "Lists services by name, with status, escalation policy and teams.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.services),
   async handler(input, context) {

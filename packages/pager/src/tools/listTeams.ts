@@ -11,12 +11,8 @@ export const listTeams = defineTool({
   name: "Pager.ListTeams",
   title: "List teams",
   description: "Lists teams by name. Pager.GetTeam gives a team's members, services and policies.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.teams),
   async handler(input, context) {

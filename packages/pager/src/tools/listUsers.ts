@@ -11,12 +11,8 @@ export const listUsers = defineTool({
   name: "Pager.ListUsers",
   title: "List users",
   description: "Lists the account's users with email, role, job title, time zone and teams.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.users),
   async handler(input, context) {

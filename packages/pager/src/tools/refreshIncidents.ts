@@ -12,12 +12,8 @@ export const refreshIncidents = defineTool({
   description:
     "Re-reads the incidents an incidents view shows: the same filters and answer as Pager.ListIncidents. For views; models call Pager.ListIncidents.",
   // Read through, not spread: a spread would build Pager.ListIncidents' schemas as this module loads.
-  get input() {
-    return listIncidents.input;
-  },
-  get output() {
-    return listIncidents.output;
-  },
+  input: () => listIncidents.input,
+  output: () => listIncidents.output,
   hints: listIncidents.hints,
   auth: listIncidents.auth,
   handler: listIncidents.handler,

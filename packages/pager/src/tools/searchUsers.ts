@@ -32,12 +32,8 @@ export const searchUsers = defineTool({
   name: "Pager.SearchUsers",
   title: "Search users",
   description: `Finds users by name or email, tolerating typos; up to ${MAX_MATCHES} matches with a confidence from 0 to 1. With auto_accept_matches the best match alone is returned, accepted: true, when its confidence is at least ${ACCEPT_CONFIDENCE} and ${ACCEPT_MARGIN} above the runner-up; otherwise the candidates, none accepted.`,
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.users),
   async handler({ query, auto_accept_matches }, context) {

@@ -25,12 +25,8 @@ export const whoAmI = defineTool({
   name: "Pager.WhoAmI",
   title: "Who am I",
   description: `Gets the signed-in user's profile and on-call state: whether on call now, the current shifts, and the next shift starting within ${LOOK_AHEAD_DAYS} days.`,
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: pagerAuth(SCOPES.users, SCOPES.oncalls),
   async handler(_input, context) {

@@ -30,12 +30,8 @@ export const addNoteToCell = defineTool({
   title: "Add note to cell",
   description:
     "Sets the note on one cell, replacing any note it had (an empty note_text removes it). The cell's value is unchanged.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

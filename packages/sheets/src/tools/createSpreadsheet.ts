@@ -26,12 +26,8 @@ export const createSpreadsheet = defineTool({
   name: "Sheets.CreateSpreadsheet",
   title: "Create spreadsheet",
   description: `Creates a spreadsheet in the user's drive and optionally fills its first sheet (Sheet1) from a cell data map. ${USER_ENTERED_NOTE} Not idempotent: every call creates another spreadsheet.`,
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler({ title, data }, context) {

@@ -26,12 +26,8 @@ export const generateFilePickerUrl = defineTool({
   title: "Generate file picker URL",
   description:
     "Returns the URL of a Google file picker where the user picks spreadsheets this app may then use (it reaches only files it created or the user picked), and when it expires. Use it when a spreadsheet is not found or access is denied. The link works for 10 minutes.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   auth: googleAuth(),
   async handler(_input, context) {

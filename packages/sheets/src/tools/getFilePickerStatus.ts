@@ -33,12 +33,8 @@ export const getFilePickerStatus = defineTool({
   title: "Get file picker status",
   description:
     "Tells whether the user has picked files on a picker link from Sheets.GenerateFilePickerUrl: waiting, picked (with the files) or expired. For views; the model learns of the pick from the view.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   // Reads only this server's own state: no Google call, so no Google credential.
   auth: {},

@@ -53,12 +53,8 @@ export const getSpreadsheet = defineTool({
   title: "Get spreadsheet cells",
   description:
     'Reads a window of one sheet\'s cells. Result rows maps row number (1-based) → column letter → {value, formatted, note}: value as entered (formulas as "=…" text, numbers and booleans typed), formatted as displayed (only when it differs), note when set; empty cells are left out. A result over 60 kB stops at a whole row with truncated: true and next_start_row to continue from.',
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

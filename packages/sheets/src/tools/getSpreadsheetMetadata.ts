@@ -32,12 +32,8 @@ export const getSpreadsheetMetadata = defineTool({
   title: "Get spreadsheet metadata",
   description:
     "Returns a spreadsheet's title, URL and sheets (id, title, position with 1 = leftmost, row and column counts, hidden, type); no cell data.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

@@ -50,12 +50,8 @@ export const searchSpreadsheets = defineTool({
   title: "Search spreadsheets",
   description:
     "Finds spreadsheets by title keywords (case-insensitive), never trashed ones; most recently modified first by default. Sees only files this app created or the user picked (Sheets.GenerateFilePickerUrl grants more). Continue with pagination_token = next_page_token.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

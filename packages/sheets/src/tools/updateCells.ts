@@ -35,12 +35,8 @@ export const updateCells = defineTool({
   name: "Sheets.UpdateCells",
   title: "Update cells",
   description: `Writes many cells of one sheet in one atomic request, replacing what they held. ${USER_ENTERED_NOTE} Cells must lie inside the sheet's grid (Sheets.GetSpreadsheetMetadata gives its size).`,
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {

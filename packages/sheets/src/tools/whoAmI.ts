@@ -32,12 +32,8 @@ export const whoAmI = defineTool({
   title: "Who am I",
   description:
     "Returns the signed-in Google user's profile (name, email, picture) and spreadsheet environment: Drive storage quota and use, and what this app can reach.",
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: READ_ONLY_HINTS,
   auth: googleAuth(DRIVE_FILE_SCOPE, USERINFO_PROFILE_SCOPE, USERINFO_EMAIL_SCOPE),
   async handler(_input, context) {

@@ -28,12 +28,8 @@ export const writeToCell = defineTool({
   name: "Sheets.WriteToCell",
   title: "Write to cell",
   description: `Writes one value to one cell, replacing what it held. ${USER_ENTERED_NOTE} Returns the value as Sheets displays it.`,
-  get input() {
-    return inputSchema();
-  },
-  get output() {
-    return outputSchema();
-  },
+  input: inputSchema,
+  output: outputSchema,
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
   auth: googleAuth(DRIVE_FILE_SCOPE),
   async handler(input, context) {
