@@ -18,11 +18,14 @@ export interface Answering<R> {
   /** Writes the fast path's answer: one JSON-RPC response, serialized. */
   reply(response: string): R | Promise<R>;
   /**
-   * The call's own signal, when the transport tracks calls itself (a cancellation stops it); it
-   * must also follow the request's signal.
+   * The call's own controller, when the transport tracks calls itself: a cancellation aborts it,
+   * and so must the end of the request. A failed call aborts it too (`CallScope.abort`).
    */
-  call?(id: string | number): AbortSignal | undefined;
+  call?(id: string | number): CallController | undefined;
 }
+
+/** A signal made for one call, and its abort (an AbortController is one). */
+export type CallController = Pick<AbortController, "signal" | "abort">;
 
 /** A tool call the fast path answers. */
 interface PlainCall {
@@ -60,9 +63,11 @@ export function createDispatcher(
       const registry = registryOf(scope.view);
       const call = plainCall(message, scope, headers, (name) => mirrorsParams(registry, name));
       if (!call) return answering.sdk();
+      const own = answering.call?.(call.id);
       const callScope: McpCallScope = {
         requestId: call.id,
-        signal: answering.call?.(call.id) ?? scope.signal,
+        signal: own?.signal ?? scope.signal,
+        abort: own && ((reason) => own.abort(reason)),
         principal: scope.caller.principal,
         urlElicitation: scope.urlElicitation,
       };

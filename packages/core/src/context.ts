@@ -109,6 +109,12 @@ export function envHost(env: NodeJS.ProcessEnv = process.env, overrides: Partial
 export interface CallScope {
   /** Aborted when the caller cancels; the tool's upstream requests stop. */
   signal?: AbortSignal;
+  /**
+   * Aborts `signal`: given when the transport made `signal` for this one call. A failed call then
+   * aborts it itself, stopping what it still runs, instead of following it with a signal of its
+   * own (see `runScoped`); on Node 20 each signal made costs a measurable share of a call.
+   */
+  abort?(reason: unknown): void;
   /** Receives progress, when the caller asked for it. */
   progress?: (update: ProgressUpdate) => void;
   /**
@@ -154,13 +160,24 @@ export function createContext(host: Host, auth: AuthRequirement, scope: CallScop
  * Runs `run` with a copy of `context` whose signal also aborts if `run` fails. A tool that sends
  * requests side by side (`Promise.all`) answers at the first failure; without this, the others
  * would keep running, and paging, after the tool has answered. (A tool that succeeds has awaited
- * its requests: aborting then would only wake every finished request's listeners.)
+ * its requests: aborting then would only wake every finished request's listeners.) Given `abort`,
+ * which aborts `context.signal` (a signal made for this call alone, `CallScope.abort`), `run` gets
+ * `context` itself and a failure calls `abort`.
  * @throws whatever `run` throws.
  */
 export async function runScoped<R>(
   context: ToolContext,
   run: (scoped: ToolContext) => Promise<R>,
+  abort?: (reason: unknown) => void,
 ): Promise<R> {
+  if (abort) {
+    try {
+      return await run(context);
+    } catch (error) {
+      abort(ANSWERED);
+      throw error;
+    }
+  }
   const scoped = followSignals(context.signal);
   try {
     return await run({ ...context, signal: scoped.signal });

@@ -102,7 +102,7 @@ async function run(
     // Checked before the handler runs, so a missing credential never costs an upstream call.
     if (needsCredential(tool.auth)) await context.credential();
     // Nothing a handler started (requests sent side by side, say) outlives its answer.
-    const raw = await runScoped(context, (scoped) => tool.handler(input, scoped));
+    const raw = await runScoped(context, (scoped) => tool.handler(input, scoped), scope.abort);
     const compacted = compact(raw) as Record<string, unknown>;
     // Its own top-level object, whatever the handler kept: the result's JSON text is remembered by it.
     const result = compacted === raw ? { ...compacted } : compacted;

@@ -160,7 +160,6 @@ async function kyFor(policy: RetryPolicy): Promise<KyInstance> {
   const { default: ky } = await import("ky");
   return ky.create({
     timeout: DEFAULT_UPSTREAM_LIMITS.timeoutMs,
-    redirect: "manual",
     fetch: answeringFetch,
     retry: {
       limit: policy.limit,

@@ -324,4 +324,21 @@ describe("runScoped", () => {
     await expect.poll(() => upstream.state.closedEarly).toBe(2);
     expect(context.signal.aborted).toBe(false);
   });
+
+  it("given the call's own abort, runs on the call's signal and aborts it when the call fails", async () => {
+    const own = new AbortController();
+    const context = createContext(envHost({}), {}, { signal: own.signal });
+    let seen: AbortSignal | undefined;
+    const call = runScoped(
+      context,
+      async (scoped) => {
+        seen = scoped.signal;
+        throw new ToolError("not_found", "No such incident.");
+      },
+      (reason) => own.abort(reason),
+    );
+    expect((await failure(call)).kind).toBe("not_found");
+    expect(seen).toBe(own.signal);
+    expect(own.signal.aborted).toBe(true);
+  });
 });

@@ -22,7 +22,7 @@ import { createServerFor } from "../server.js";
 import { appsView, type View, WHOLE, within } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
-import { CallsInFlight, callIds, cancelledRequestId, exchangeSignal } from "./inflight.js";
+import { CallsInFlight, callIds, cancelledRequestId, Exchange } from "./inflight.js";
 import { json, sendResponse, webRequest } from "./respond.js";
 
 /** What a legacy client declared at `initialize`, remembered per person and client (per-user mode). */
@@ -118,23 +118,24 @@ export function mcpEndpoint(
     const cancelled = cancelledRequestId(body);
     if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
-    const signal = exchangeSignal(res, options.requestTimeoutMs, options.graceOver);
-    const scope = requestScope(body, req.headers as CallHeaders, who, signal, {
+    const exchange = new Exchange(res, options.requestTimeoutMs, options.graceOver);
+    const scope = requestScope(body, req.headers as CallHeaders, who, exchange, {
       clients,
       apps: options.apps,
       view,
     });
-    const inFlight = calls.open(who.caller.key, callIds(body), signal);
+    const inFlight = calls.open(who.caller.key, callIds(body), exchange);
     res.once("close", inFlight.close);
     await dispatcher.dispatch(
       body,
       scope,
       {
-        sdk: () => viaSdk(req, res, { scope, callSignal: inFlight.signal }, who.authInfo, body),
+        sdk: () =>
+          viaSdk(req, res, { scope, callSignal: (id) => inFlight.call(id)?.signal }, who.authInfo, body),
         reply: (response) => {
           if (!res.headersSent) json(res, 200, response);
         },
-        call: (id) => inFlight.signal(id),
+        call: (id) => inFlight.call(id),
       },
       req.headers as CallHeaders,
     );
@@ -164,7 +165,7 @@ function requestScope(
   body: unknown,
   headers: CallHeaders,
   who: Authenticated,
-  signal: AbortSignal,
+  exchange: Exchange,
   { clients, apps, view }: Pick<EndpointOptions, "clients" | "apps"> & { view: View },
 ): RequestScope {
   const message = Array.isArray(body)
@@ -180,7 +181,10 @@ function requestScope(
     caller,
     era,
     revision: revision ?? headers["mcp-protocol-version"],
-    signal,
+    // Made only when asked for: a fast-path call uses its own.
+    get signal() {
+      return exchange.signal;
+    },
     urlElicitation,
     view: within(view, who.view ?? WHOLE, appsView(apps ? appsOf(era, params, undefined, false) : undefined)),
   };

@@ -76,16 +76,16 @@ export class StdioSession {
   }
 
   /**
-   * A fast-path call's own signal, aborted by its cancellation and at shutdown; `release` once it
-   * is answered.
+   * A fast-path call's own controller, aborted by its cancellation and at shutdown; `release` once
+   * it is answered.
    */
-  call(id: RequestId): AbortSignal {
+  call(id: RequestId): AbortController {
     this.#sdkBound.delete(id);
     // Aborted by `abortAll` itself rather than by following `#stopping`: no listener per call.
     const call = new AbortController();
     if (this.#stopping.signal.aborted) call.abort(this.#stopping.signal.reason);
     this.#calls.set(id, call);
-    return call.signal;
+    return call;
   }
 
   release(id: RequestId): void {

@@ -19,6 +19,8 @@ export interface McpCallScope {
   requestId?: string | number;
   /** Aborted when the client cancels the request, goes away, or the server stops. */
   signal: AbortSignal;
+  /** Aborts `signal`, when the transport made it for this one call (`CallScope.abort`). */
+  abort?(reason: unknown): void;
   /** Who is calling, in the host's terms (`CallScope.principal`), when the transport knows. */
   principal?: string;
   /**
@@ -89,8 +91,8 @@ export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
-/** The `CallScope` of an MCP call: its signal, principal and progress sink. */
+/** The `CallScope` of an MCP call: its signal (and its abort, when it is the call's own), principal and progress sink. */
 export function callScope(scope: McpCallScope): CallScope {
-  const { signal, principal, progress } = scope;
-  return progress ? { signal, principal, progress } : { signal, principal };
+  const { signal, abort, principal, progress } = scope;
+  return { signal, abort, principal, progress };
 }
