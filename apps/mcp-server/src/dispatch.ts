@@ -58,6 +58,7 @@ export function createDispatcher(
   registryOf: (view: View) => ToolRegistry,
   serverInfo: Implementation,
 ): Dispatcher {
+  const identity = identityOf(serverInfo);
   return {
     async dispatch(message, scope, answering, headers) {
       const registry = registryOf(scope.view);
@@ -71,7 +72,7 @@ export function createDispatcher(
         principal: scope.caller.principal,
         urlElicitation: scope.urlElicitation,
       };
-      return answering.reply(await answer(registry, call, callScope, scope.era, serverInfo));
+      return answering.reply(await answer(registry, call, callScope, scope.era, identity));
     },
   };
 }
@@ -82,12 +83,12 @@ async function answer(
   call: PlainCall,
   scope: McpCallScope,
   era: RequestScope["era"],
-  serverInfo: Implementation,
+  identity: Identity,
 ): Promise<string> {
   const id = JSON.stringify(call.id);
   try {
     const result = await registry.call(call.name, call.arguments, scope);
-    return `{"jsonrpc":"2.0","id":${id},"result":${era === "modern" ? stamped(result, serverInfo) : jsonText(result)}}`;
+    return `{"jsonrpc":"2.0","id":${id},"result":${era === "modern" ? stamped(result, identity) : jsonText(result)}}`;
   } catch (error) {
     // The one error a tool call answers as a JSON-RPC error: a 2025 URL elicitation.
     if (!(error instanceof ProtocolError)) throw error;
@@ -96,19 +97,30 @@ async function answer(
   }
 }
 
+/** The server's identity as a 2026-07-28 result's `_meta` names it, and the JSON ending a plain result. */
+interface Identity {
+  meta: { "io.modelcontextprotocol/serverInfo": Implementation };
+  /** `resultType` and `_meta`, closing the result's object: serialized once, not per call. */
+  tail: string;
+}
+
+function identityOf(serverInfo: Implementation): Identity {
+  const meta = { "io.modelcontextprotocol/serverInfo": serverInfo };
+  return { meta, tail: `,"resultType":"complete","_meta":${JSON.stringify(meta)}}` };
+}
+
 /**
  * A 2026-07-28 result as the SDK encodes it, serialized: `resultType` (complete unless given) and
  * the server's identity in `_meta`. A plain result gets both spliced onto the JSON it already has.
  */
-function stamped(result: Record<string, unknown>, serverInfo: Implementation): string {
-  const identity = { "io.modelcontextprotocol/serverInfo": serverInfo };
+function stamped(result: Record<string, unknown>, identity: Identity): string {
   if (result.resultType === undefined && result._meta === undefined)
-    return `${jsonText(result).slice(0, -1)},"resultType":"complete","_meta":${JSON.stringify(identity)}}`;
+    return `${jsonText(result).slice(0, -1)}${identity.tail}`;
   const resultType = result.resultType ?? "complete";
   return JSON.stringify({
     ...result,
     resultType,
-    _meta: { ...metaOf({ _meta: result._meta }), ...identity },
+    _meta: { ...metaOf({ _meta: result._meta }), ...identity.meta },
   });
 }
 
