@@ -54,7 +54,10 @@ export interface Deployment {
   env: Record<string, string>;
   /** Kills replica `index` at once (SIGKILL). */
   kill(index: number): void;
-  /** Starts replica `index` again on its port, with `env` over the deployment's. */
+  /**
+   * Starts replica `index` again on its port, with `env` over the deployment's; behind a balancer,
+   * resolves once a replica is in rotation.
+   */
   restart(index: number, env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
@@ -133,6 +136,7 @@ export async function startDeployment(layout: Layout): Promise<Deployment> {
       if (!old) throw new Error(`no replica ${index}`);
       await stopped(old.child);
       replicas[index] = await launchReplica(old.name, old.port, { ...env, ...extra }, old.stderr());
+      await balancer?.serving();
     },
     async stop() {
       await balancer?.stop();

@@ -12,6 +12,12 @@ import { debianBinary } from "./debian.js";
 export interface Balancer {
   /** `http://127.0.0.1:<port>`. */
   url: string;
+  /**
+   * Resolves once the balancer has a replica in rotation again (its `/readyz` answers 200 through
+   * it): after replicas restart, HAProxy's next readiness check, not the restart, puts them back.
+   * @throws Error when none is back within 10 s.
+   */
+  serving(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,8 +50,20 @@ export async function startBalancer(
   child.stderr?.on("data", keep);
   process.once("exit", () => child.kill("SIGKILL"));
   await accepting(port, child, () => output);
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    async serving() {
+      for (const started = Date.now(); Date.now() - started < 10_000; ) {
+        const status = await fetch(`${url}/readyz`).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 200) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`HAProxy on ${url} put no replica back in rotation within 10 s:\n${output}`);
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
