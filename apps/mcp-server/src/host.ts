@@ -110,7 +110,8 @@ async function fakesHost(toolkits: Toolkit[], options: HostOptions): Promise<Hos
 /**
  * `host` with the toolkits' pages served on a loopback port (stdio) from the first tool call on
  * (`Host.ready`, which tools wait for), their URL given to tools as `TOOLKITS_PUBLIC_URL` unless
- * `host` sets it: a start that only lists the tools opens no port and loads no HTTP server.
+ * `host` sets it: a start that only lists the tools opens no port and loads no HTTP server. A
+ * listen that fails fails that call, and the next call tries again.
  */
 export function withPagesOnLoopback(host: Host, pages: Pages): Host {
   let pagesUrl: string | undefined;
@@ -118,9 +119,15 @@ export function withPagesOnLoopback(host: Host, pages: Pages): Host {
   return {
     ...host,
     ready: async () => {
-      listening ??= servePagesOnLoopback(pages).then((url) => {
-        pagesUrl = url;
-      });
+      listening ??= servePagesOnLoopback(pages).then(
+        (url) => {
+          pagesUrl = url;
+        },
+        (error: unknown) => {
+          listening = undefined;
+          throw error;
+        },
+      );
       await listening;
       await host.ready?.();
     },
