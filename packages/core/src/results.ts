@@ -6,41 +6,44 @@
  */
 export function compact<T>(value: T): T {
   if (Array.isArray(value)) {
-    let changed = false;
-    const kept: unknown[] = [];
-    for (const item of value) {
-      if (!isPresent(item)) {
-        changed = true;
-        continue;
+    let kept: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      const compacted = isPresent(item) ? compact(item) : DROPPED;
+      if (!kept) {
+        if (compacted === item) continue;
+        kept = value.slice(0, index);
       }
-      const compacted = compact(item);
-      changed ||= compacted !== item;
-      kept.push(compacted);
+      if (compacted !== DROPPED) kept.push(compacted);
     }
-    return (changed ? kept : value) as T;
+    return (kept ?? value) as T;
   }
   if (!isRecord(value)) return value;
+  // Nothing is copied until a field changes: most results have nothing to drop.
+  let kept: Record<string, unknown> | undefined;
   const keys = Object.keys(value);
-  const compacted = keys.map((key) => {
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
     const field = value[key];
-    return isPresent(field) ? compact(field) : DROPPED;
-  });
-  if (compacted.every((field, index) => field === value[keys[index] as string])) return value;
-  const kept: Record<string, unknown> = {};
-  keys.forEach((key, index) => {
-    const field = compacted[index];
-    if (field === DROPPED) return;
-    // Assigning `__proto__` would set the prototype; every other key assigns as it defines.
-    if (key === "__proto__")
-      Object.defineProperty(kept, key, {
-        value: field,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else kept[key] = field;
-  });
-  return kept as T;
+    const compacted = isPresent(field) ? compact(field) : DROPPED;
+    if (!kept) {
+      if (compacted === field) continue;
+      kept = {};
+      for (const earlier of keys.slice(0, index)) keep(kept, earlier, value[earlier]);
+    }
+    if (compacted !== DROPPED) keep(kept, key, compacted);
+  }
+  return (kept ?? value) as T;
+}
+
+/**
+ * Sets `key` on `record` as an own data property: assigning `__proto__` would set the prototype,
+ * every other key assigns as it defines.
+ */
+function keep(record: Record<string, unknown>, key: string, field: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(record, key, { value: field, enumerable: true, writable: true, configurable: true });
+  else record[key] = field;
 }
 
 /** Marks a field compact drops. */

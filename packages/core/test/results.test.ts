@@ -8,6 +8,18 @@ describe("compact", () => {
       c: { e: [1, { g: "x" }] },
     });
   });
+
+  it("returns what has nothing to drop as it is, and shares the unchanged parts of what it copies", () => {
+    const clean = { a: 1, list: [{ b: "x" }, 2], nested: { c: [3] } };
+    expect(compact(clean)).toBe(clean);
+    const mixed = { first: { kept: true }, gone: null, list: [clean, null, "y"], last: 0 };
+    const out = compact(mixed);
+    expect(out).toEqual({ first: { kept: true }, list: [clean, "y"], last: 0 });
+    expect(Object.keys(out)).toEqual(["first", "list", "last"]);
+    expect(out.first).toBe(mixed.first);
+    expect(out.list[0]).toBe(clean);
+    expect(mixed).toEqual({ first: { kept: true }, gone: null, list: [clean, null, "y"], last: 0 });
+  });
 });
 
 describe("capResult", () => {

@@ -185,6 +185,21 @@ describe("the size limit", () => {
     expect((response.data as { items: string }).items).toHaveLength(items.length);
   });
 
+  it("decodes an answer that arrives in pieces, a character split between them", async () => {
+    const bytes = Buffer.from('{"name":"Zoë Ångström 😀"}');
+    const splits = [bytes.indexOf("ë") + 1, bytes.indexOf("😀") + 2];
+    const upstream = await serve(async (_req, res) => {
+      res.writeHead(200, JSON_TYPE);
+      for (const [start, end] of [[0, splits[0]], [splits[0], splits[1]], [splits[1], bytes.length]]) {
+        res.write(bytes.subarray(start, end));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      res.end();
+    });
+    const response = await client(upstream.origin).request({ method: "GET", path: "/" });
+    expect(response.data).toEqual({ name: "Zoë Ångström 😀" });
+  });
+
   it("reads only the start of a huge error answer, for its message", async () => {
     const upstream = await serve((_req, res) => {
       res.writeHead(400, { "content-type": "text/plain" });
