@@ -42,7 +42,12 @@ export function compact<T>(value: T): T {
  */
 function keep(record: Record<string, unknown>, key: string, field: unknown): void {
   if (key === "__proto__")
-    Object.defineProperty(record, key, { value: field, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(record, key, {
+      value: field,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   else record[key] = field;
 }
 
