@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs the server's goal benchmarks (cold start, a stdio call, HTTP throughput beside their
 // references) on other Node.js lines than the one running this script, each from the `node` npm
-// package (cached), after `pnpm bench` built the workspace: the references run on the same line,
-// so each ratio compares like with like. Usage: node scripts/bench-node.mjs 22 24
+// package (cached), on the built workspace (the root script `bench:node-lines` builds it first):
+// the references run on the same line, so each ratio compares like with like.
+// Usage: node scripts/bench-node.mjs 22 24
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
