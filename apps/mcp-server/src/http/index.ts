@@ -94,9 +94,10 @@ export async function listenHttp(
       // Only an authorization server gives clients something to discover.
       // The built-in server issues the tokens here; else an external IdP may.
       const issuer = builtin ? publicUrl : auth?.oauth?.issuer;
-      const scopes = builtin?.rules.supported;
+      // The built-in server's scopes a URL's tools can use: a read-only URL never offers `write`.
+      const scopesAt = (view: View) => builtin?.rules.supportedBy(view.admits);
       const metadata = issuer
-        ? (path: string) => protectedResource(publicUrl, issuer, path, scopes)
+        ? (path: string, view: View) => protectedResource(publicUrl, issuer, path, scopesAt(view))
         : undefined;
       const metadataUrlOf = (path: string) => metadata && `${publicUrl}${metadataPathOf(path)}`;
       const authenticate = (path: string) =>
@@ -172,7 +173,7 @@ export async function listenHttp(
 
 /**
  * The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization
- * server, and the scopes a token may hold here when the server is its own (clients ask for these).
+ * server, and, when the server is its own, the scopes the URL's tools can use (clients ask for these).
  */
 function protectedResource(
   publicUrl: string,
