@@ -1,4 +1,4 @@
-import { marketingToolkit } from "@toolkits/marketing";
+import { ENDPOINTS, marketingToolkit } from "@toolkits/marketing";
 import { pagerToolkit } from "@toolkits/pager";
 import { sheetsToolkit } from "@toolkits/sheets";
 import { describe, expect, it } from "vitest";
@@ -15,6 +15,19 @@ describe("the views catalogue", () => {
     for (const name of shown) expect(TOOLS.has(name), name).toBe(true);
     expect(new Set(shown).size).toBe(shown.length);
     expect(VIEWS.map((view) => view.uri)).toEqual(VIEWS.map((view) => `ui://toolkits/${view.id}`));
+  });
+
+  it("has the metrics view show every marketing tool that answers series per period", () => {
+    // Delivery metrics, a campaign's journeys, or one series per link.
+    const seriesFields = ["metric", "journey_metric", "links"];
+    const answersSeries = ENDPOINTS.filter(
+      (endpoint) =>
+        typeof endpoint.response === "object" &&
+        Object.keys(endpoint.response).some((field) => seriesFields.includes(field)),
+    ).map((endpoint) => endpoint.name);
+    expect(answersSeries).toHaveLength(15);
+    const metrics = VIEWS.find((view) => view.id === "metrics");
+    expect([...(metrics?.tools ?? [])].sort()).toEqual(answersSeries.sort());
   });
 
   it("has only read-only app-only tools, none of them a toolkit's own", () => {
