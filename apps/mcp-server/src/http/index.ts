@@ -1,5 +1,5 @@
 import type { Server as NodeServer } from "node:http";
-import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
+import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { offeredUrls } from "../connectors/offer.js";
 import { connectors } from "../connectors/selection.js";
@@ -10,6 +10,7 @@ import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
+import type { Selected } from "../served.js";
 import { serverInfo, VERSION } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
@@ -42,10 +43,8 @@ export interface ListeningHttp {
   serve(registryOf: (view: View) => ToolRegistry, served: Served, pages?: Pages, team?: TeamServing): void;
 }
 
-/** What the server serves: the toolkits it composes, and its own selection of their tools. */
-export interface Served {
-  toolkits: readonly Toolkit[];
-  tools: readonly AnyToolDefinition[];
+/** What the server serves (the toolkits it composes, and its own selection of their tools). */
+export interface Served extends Selected {
   /** A shared server's upstream accounts, for its front page. */
   shared?: () => Promise<UpstreamConnection[]>;
 }
@@ -138,7 +137,7 @@ export async function listenHttp(
           publicUrl,
           version: VERSION,
           auth: issuer ? "oauth" : auth ? "token" : "none",
-          urls: offeredUrls(served.toolkits, served.tools),
+          urls: () => offeredUrls(served.toolkits, served.tools, registryOf),
           toolNames: whole.listing.map((tool) => tool.name),
           people: serving && {
             providers: providersOf(served.tools),
