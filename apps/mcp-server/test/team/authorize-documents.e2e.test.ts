@@ -1,12 +1,20 @@
 // Clients the built-in authorization server cannot use, refused at once and said why: a dynamic
 // registration without a redirect URI or the code flow, and client metadata documents that cannot
 // be fetched or are wrong, each fetched once per authorization request and not again for a
-// minute, the page naming the case and the log one line per refused request. Against the built
-// server (one replica, file store) and a loopback https host serving the documents, which counts
-// the fetches.
+// minute, the page naming the case and the log one line per refused request; and a person's
+// denial on the consent page, logged once too. Against the built server (one replica, file store)
+// and a loopback https host serving the documents, which counts the fetches.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../spawn.js";
-import { authorize, authorizeUrl, builtinEnv, pkce, refusalLines, register } from "./authorize-flow.js";
+import {
+  authorize,
+  authorizeUrl,
+  builtinEnv,
+  consentForm,
+  pkce,
+  refusalLines,
+  register,
+} from "./authorize-flow.js";
 import { browser } from "./browser.js";
 import { type CimdHost, type Served, startCimdHost } from "./cimd-host.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
@@ -15,7 +23,7 @@ import { type Deployment, startDeployment } from "./deployment.js";
 const CALLBACK = "http://127.0.0.1:49154/callback";
 const GOOD = { client_name: "Document test", redirect_uris: [CALLBACK], token_endpoint_auth_method: "none" };
 
-describe("clients the built-in authorization server cannot use", () => {
+describe("what the built-in authorization server refuses, and how it says so", () => {
   let d: Deployment;
   let cimd: CimdHost;
 
@@ -175,5 +183,28 @@ describe("clients the built-in authorization server cannot use", () => {
     expect(logged[0]).toMatchObject({ step: "metadata-document", client_id: url, error: "invalid_client" });
     expect(logged[0]?.reason).toMatch(says);
     expect(cimd.hits("/plain.json") + cimd.hits("/private.json")).toBe(0);
+  });
+
+  it("a person denying consent: one log line naming the client and that they did not allow access", async () => {
+    const registered = await register(d.url, { client_name: "Denial test", redirect_uris: [CALLBACK] });
+    const clientId = String(registered.body.client_id);
+    const from = log();
+    const erin = browser({ user: "erin" });
+    const url = authorizeUrl(d, {
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      code_challenge: pkce().challenge,
+    });
+    const { callback } = await authorize(erin, url, CALLBACK, {
+      consent: (page) =>
+        erin.post(page.form().action, consentForm(page, undefined, "deny"), {
+          stopBefore: (target) => target.href.startsWith(CALLBACK),
+        }),
+    });
+    expect(callback?.searchParams.get("error")).toBe("access_denied");
+    const logged = await lines(from);
+    expect(logged, JSON.stringify(logged)).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ step: "consent", client_id: clientId, error: "access_denied" });
+    expect(logged[0]?.reason).toMatch(/did not allow access/);
   });
 });
