@@ -163,6 +163,39 @@ describe.each(backends)("the team store over $name", (backend) => {
     expect(await store.keys("nothing:")).toEqual([]);
   });
 
+  it("tells whether a record lives without opening it: expired and absent ones do not", async () => {
+    const store = await open();
+    await store.set("tk:grant:live", { at: 1 });
+    await store.set("tk:grant:brief", { at: 2 }, 100);
+    expect(await store.has("tk:grant:live")).toBe(true);
+    expect(await store.has("tk:grant:brief")).toBe(true);
+    expect(await store.has("tk:grant:none")).toBe(false);
+    await sleep(250);
+    expect(await store.has("tk:grant:brief")).toBe(false);
+  });
+
+  it("keeps indexes whose members expire one by one, shared by every replica, counted without reading them", async () => {
+    const store = await open();
+    const other = await replica(store);
+    const index = store.index("tk:ix:clients");
+    await index.add("a", 60_000);
+    await index.add("b", 60_000);
+    await other.index("tk:ix:clients").add("brief", 100);
+    expect(await other.index("tk:ix:clients").count()).toBe(3);
+    await sleep(250);
+    expect(await index.count()).toBe(2);
+    expect((await other.index("tk:ix:clients").members()).sort()).toEqual(["a", "b"]);
+    // Adding again moves the expiry: a member in use outlives its first time to live.
+    await index.add("a", 100);
+    await index.remove("b");
+    expect(await index.members()).toEqual(["a"]);
+    await sleep(250);
+    expect(await index.count()).toBe(0);
+    expect(await store.index("tk:ix:none").members()).toEqual([]);
+    // The index went with its last member: nothing is left behind in the store.
+    expect(await store.keys("tk:ix:")).toEqual([]);
+  });
+
   it("serves core's StateStore under tk:kit:<prefix>, with hashed key names", async () => {
     const store = await open();
     const state = store.state("sheets");
