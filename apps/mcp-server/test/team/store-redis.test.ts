@@ -62,7 +62,7 @@ describe("the Redis store's rate-limit counters", () => {
       const limits = personLimits(store, DEFAULT_RATE_LIMITS, 0);
       await limits.take("pager", "token:alice", undefined);
       await limits.take("sheets-read", "token:alice", undefined);
-      expect(await registrationGate(store)("127.0.0.2")).toBeUndefined();
+      expect(await registrationGate(store, silentLogger)("127.0.0.2")).toBeUndefined();
       const counters = [...(await redis.records()).keys()].filter((key) => /limit|register/.test(key));
       expect(counters.sort()).toEqual([
         `tk:as:register:${hashKey("127.0.0.2")}`,
@@ -94,7 +94,7 @@ describe("the Redis store while Redis is frozen", () => {
     async ({ frozenMs, reconnected }) => {
       logger.lines.length = 0;
       const connections = await redisInfo(redis.url, "total_connections_received");
-      const limiter = store.rateLimiter({ keyPrefix: "limit:pager", points: 100, durationS: 60 });
+      const limiter = store.rateLimiter({ keyPrefix: "tk:limit:pager", points: 100, durationS: 60 });
       await store.ready();
       process.kill(pid, "SIGSTOP");
       const frozenAt = performance.now();

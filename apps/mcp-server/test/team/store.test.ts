@@ -215,7 +215,7 @@ describe.each(backends)("the team store over $name", (backend) => {
   it("counts rate limits in the store, shared by every replica, and says when to retry", async () => {
     const store = await open();
     const other = await replica(store);
-    const options = { keyPrefix: "limit:pager", points: 3, durationS: 60 };
+    const options = { keyPrefix: "tk:limit:pager", points: 3, durationS: 60 };
     const first = store.rateLimiter(options);
     const second = other.rateLimiter(options);
     expect([await first.consume("token:alice"), await second.consume("token:alice")]).toEqual([0, 0]);
@@ -226,7 +226,7 @@ describe.each(backends)("the team store over $name", (backend) => {
       expect(wait).toBeLessThanOrEqual(60_000);
     }
     expect(await second.consume("token:bob")).toBe(0);
-    const perSecond = store.rateLimiter({ keyPrefix: "limit:marketing", points: 1, durationS: 1 });
+    const perSecond = store.rateLimiter({ keyPrefix: "tk:limit:marketing", points: 1, durationS: 1 });
     expect(await perSecond.consume("token:alice")).toBe(0);
     expect(await perSecond.consume("token:alice")).toBeGreaterThan(0);
     if (backend.name === "redis") {
@@ -441,7 +441,7 @@ describe("the Redis store", () => {
     const store = await openStore({ url: own.url, key: KEY }, logger);
     try {
       await store.set("tk:conn:a", { accessToken: SECRET });
-      const limiter = store.rateLimiter({ keyPrefix: "limit:pager", points: 10, durationS: 60 });
+      const limiter = store.rateLimiter({ keyPrefix: "tk:limit:pager", points: 10, durationS: 60 });
       expect(await limiter.consume("token:alice")).toBe(0);
       await own.restart(async () => {
         const started = Date.now();

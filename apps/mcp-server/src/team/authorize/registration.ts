@@ -37,7 +37,7 @@ export function registrationGate(
   limits: RegistrationLimits = REGISTRATION_LIMITS,
 ): (address: string) => Promise<RegistrationRefusal | undefined> {
   const perAddress = store.rateLimiter({
-    keyPrefix: "as:register",
+    keyPrefix: "tk:as:register",
     points: limits.perHour,
     durationS: 3_600,
   });

@@ -47,9 +47,8 @@ export interface TeamStore {
   tryLock(key: string, ttlMs: number): Promise<(() => Promise<void>) | undefined>;
   /**
    * A rate limiter counting in this store (shared by every replica). Its counters live under
-   * `<keyPrefix>:` in the store's `tk:` namespace (`limit:pager` and `tk:limit:pager` both count
-   * under `tk:limit:pager:`), each named by the hash of the key given to `consume` (a principal may
-   * be passed as it is).
+   * `<keyPrefix>:`, named like every other key (`tk:limit:pager` counts under `tk:limit:pager:`),
+   * each by the hash of the key given to `consume` (a principal may be passed as it is).
    */
   rateLimiter(options: RateLimiterOptions): RateLimiter;
   /**
@@ -126,13 +125,6 @@ async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> 
   );
 }
 
-/**
- * `prefix` in the store's `tk:` namespace, added once: callers name limiters both with it
- * (`tk:limit:pager`, as every other key is named) and without it (`as:register`), and each must
- * count under one `tk:` (a doubled `tk:tk:limit:…` was what the docs did not say).
- */
-const namespaced = (prefix: string): string => (prefix.startsWith("tk:") ? prefix : `tk:${prefix}`);
-
 /** A TeamStore over a raw store: JSON values sealed under their key names. */
 export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
   /** Opens a record; one sealed under the previous key is sealed again under the current one. */
@@ -180,7 +172,7 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
       };
     },
     rateLimiter(options) {
-      const limiter = kv.rateLimiter({ ...options, keyPrefix: namespaced(options.keyPrefix) });
+      const limiter = kv.rateLimiter(options);
       return { consume: (key) => limiter.consume(hashKey(key)) };
     },
     state(prefix) {

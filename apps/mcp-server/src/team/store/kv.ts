@@ -55,7 +55,7 @@ export interface KeyValueStore {
 
 /** A fixed-window budget: `points` requests per `durationS` seconds, per key. */
 export interface RateLimiterOptions {
-  /** Namespace of the limiter's counters, e.g. `limit:pager`. */
+  /** Where the limiter's counters live, named like every key (`tk:limit:pager`). */
   keyPrefix: string;
   points: number;
   durationS: number;
