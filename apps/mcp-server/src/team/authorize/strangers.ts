@@ -87,14 +87,16 @@ function oversized(target: string, query: URLSearchParams): string | undefined {
 /**
  * Whether the library would take the request's client and redirect URI (one of the client's own,
  * or its only one when none is named) and go on to ask for sign-in: then it is worth signing in
- * for. When not, the library surely refuses it: a parameter it reads given twice, no client or an
- * unknown one, another redirect URI, `prompt=none` (which never shows a page).
+ * for. When not, the library surely refuses it: a parameter it reads given twice (several
+ * resources: see index.ts), no client or an unknown one, another redirect URI, `prompt=none`
+ * (which never shows a page).
  */
 async function surelyTheClients(provider: Provider, query: URLSearchParams): Promise<boolean> {
   const [clientId, ...more] = query.getAll("client_id");
   const uris = query.getAll("redirect_uri");
   const prompts = query.getAll("prompt");
   if (!clientId || more.length || uris.length > 1 || prompts.length > 1) return false;
+  if (query.getAll("resource").length > 1) return false;
   if ((prompts[0] ?? "").split(" ").includes("none")) return false;
   const client = await provider.Client.find(clientId).catch(() => undefined);
   if (!client) return false;
