@@ -93,12 +93,13 @@ async function readBounded(response: Response): Promise<Response> {
 
 /**
  * Why a client could never complete an authorization here, in words for its developer; undefined
- * when it can. `responseTypes` is as oidc-provider has it by then: the client's, else the default (`code`).
+ * when it can. `responseTypes` is as oidc-provider has it by then: the client's, else the default
+ * (`code`); anything but an array is left to its own checks.
  */
 function unusableReason(uris: readonly unknown[], responseTypes: unknown): string | undefined {
   if (!uris.length)
     return "A client needs at least one redirect URI (redirect_uris): it is where its authorization codes go.";
-  if (!Array.isArray(responseTypes) || !responseTypes.includes("code"))
+  if (Array.isArray(responseTypes) && !responseTypes.includes("code"))
     return 'This server takes clients of the authorization code flow only: response_types must include "code" (and grant_types authorization_code).';
   return undefined;
 }
