@@ -57,17 +57,19 @@ export function rememberDocumentFailures(provider: Provider, errors: Errors, now
     const known = remembered.get(id);
     if (known && known.until > now()) throw refuse(known.refusal);
     remembered.delete(id);
+    let client: Awaited<ReturnType<typeof find>>;
     try {
-      const client = await find(id);
-      if (!client && /^http:/i.test(id)) throw refuse(NOT_HTTPS);
-      return client;
+      client = await find(id);
     } catch (error) {
-      const refusal = documentRefusalOf(error) ?? classify(error);
+      const refusal = classify(error);
       if (!refusal) throw error;
       if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value ?? "");
       remembered.set(id, { refusal, until: now() + DOCUMENT_FAILURE_TTL_MS });
       throw refuse(refusal);
     }
+    // The library takes only https URLs as documents; an http one would read as an unknown client.
+    if (!client && /^http:/i.test(id)) throw refuse(NOT_HTTPS);
+    return client;
   };
 }
 

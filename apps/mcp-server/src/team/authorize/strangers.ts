@@ -54,6 +54,8 @@ export interface StrangerDeps {
  */
 export async function authorizeGate(deps: StrangerDeps, req: IncomingMessage): Promise<Response | undefined> {
   if (req.method === "POST") return postedByStranger(deps, req);
+  // The library answers other methods itself, without starting anything.
+  if (req.method !== "GET") return undefined;
   const target = req.url ?? AUTHORIZE_PATH;
   const query = new URLSearchParams(target.slice(AUTHORIZE_PATH.length + 1));
   const tooLarge = oversized(target, query);
@@ -65,7 +67,7 @@ export async function authorizeGate(deps: StrangerDeps, req: IncomingMessage): P
 
 /** A form posted to the endpoint by a browser not signed in: the same request by GET. */
 async function postedByStranger(deps: StrangerDeps, req: IncomingMessage): Promise<Response | undefined> {
-  const type = req.headers["content-type"] ?? "";
+  const type = req.headers["content-type"]?.toLowerCase() ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded") || (await deps.personOf(req))) return undefined;
   const body = await readBody(req, MAX_RETURN_PATH);
   const query = new URLSearchParams(body?.toString("utf8") ?? "");
