@@ -11,6 +11,7 @@ import {
   mcpRequest,
   pkce,
   refresh,
+  refusalLines,
   register,
   resourceOf,
   signedInTokens,
@@ -18,19 +19,12 @@ import {
 import { browser } from "./browser.js";
 import { type CimdHost, startCimdHost } from "./cimd-host.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
-import { type Deployment, type StoreKind, startDeployment } from "./deployment.js";
+import { type Deployment, onlyReplica, type StoreKind, startDeployment } from "./deployment.js";
 
 const CALLBACK = "http://127.0.0.1:49154/callback";
 /** The grace in these deployments, in seconds: short, so reuse after it is seen within the test. */
 const GRACE_S = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The refusal lines (see refusals.ts) the deployment's replica logged after its first `from` characters. */
-const refusalsSince = (d: Deployment, from: number): Record<string, unknown>[] =>
-  (d.replicas[0]?.stderr().slice(from) ?? "")
-    .split("\n")
-    .filter((line) => line.includes('"oauth refused"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe.each<StoreKind>(["redis", "file"])(
   "tokens of the built-in authorization server on the %s store",
@@ -60,6 +54,7 @@ describe.each<StoreKind>(["redis", "file"])(
       await cimd?.stop();
     });
 
+    const replica = () => onlyReplica(d);
     const tokensOf = (user: string, resource?: string) =>
       signedInTokens(d, browser({ user }), client, resource);
 
@@ -95,11 +90,11 @@ describe.each<StoreKind>(["redis", "file"])(
       const within = await refresh(d, client.clientId, issued.refresh_token);
       expect(within.status).toBe(200);
       await sleep(GRACE_S * 1000 + 500);
-      const logged = d.replicas[0]?.stderr().length ?? 0;
+      const logged = replica().stderr().length;
       const reuse = await refresh(d, client.clientId, issued.refresh_token);
       expect(reuse.body.error).toBe("invalid_grant");
       // The operator's log says why, once: the client, the refusal and its reason.
-      expect(refusalsSince(d, logged)).toEqual([
+      expect(await refusalLines(replica(), logged)).toEqual([
         expect.objectContaining({
           step: "refresh",
           client_id: client.clientId,

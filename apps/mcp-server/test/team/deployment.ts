@@ -57,10 +57,11 @@ export interface Deployment {
   /** Kills replica `index` at once (SIGKILL). */
   kill(index: number): void;
   /**
-   * Starts replica `index` again on its port, with `env` over the deployment's; behind a balancer,
-   * resolves once a replica is in rotation.
+   * Starts replica `index` again on its port, with `env` over the deployment's, after `stopped`
+   * (run while it is down: the file store's file is free then); behind a balancer, resolves once a
+   * replica is in rotation.
    */
-  restart(index: number, env?: Record<string, string>): Promise<void>;
+  restart(index: number, env?: Record<string, string>, stopped?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -133,10 +134,11 @@ export async function startDeployment(layout: Layout): Promise<Deployment> {
     kill(index) {
       replicas[index]?.child.kill("SIGKILL");
     },
-    async restart(index, extra = {}) {
+    async restart(index, extra = {}, whileStopped) {
       const old = replicas[index];
       if (!old) throw new Error(`no replica ${index}`);
       await stopped(old.child);
+      await whileStopped?.();
       replicas[index] = await launchReplica(old.name, old.port, { ...env, ...extra }, old.stderr());
       await balancer?.serving();
     },
@@ -206,4 +208,11 @@ export async function storeRecordNames(d: Deployment): Promise<string[]> {
   if (!(entries instanceof Map)) throw new Error(`the store file is not a store: ${entries.invalid}`);
   const now = Date.now();
   return [...entries].filter(([, entry]) => (entry.expiresAt ?? Infinity) > now).map(([name]) => name);
+}
+
+/** The one replica of a single-replica deployment. */
+export function onlyReplica(d: Deployment): Replica {
+  const [only] = d.replicas;
+  if (!only) throw new Error(`${d.url} has no replica`);
+  return only;
 }
