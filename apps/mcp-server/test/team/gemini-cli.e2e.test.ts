@@ -1,0 +1,192 @@
+// Issue 30: the real Gemini CLI (pinned, see gemini-cli.ts) through the built-in authorization
+// server, on two replicas over real Redis behind HAProxy and on the single-process file store. It
+// registers by DCR, Alice signs in and consents in headless Chromium (the CLI's browser opener hands
+// the URL to the test), and it lists the tools and calls Pager_WhoAmI through a stand-in Gemini API.
+// Access tokens live a few seconds, so every later run of the CLI starts past its token's expiry;
+// and since the CLI counts any token within 5 minutes of expiry as expired, each of its MCP requests
+// refreshes, several at once with the same refresh token: the case that used to end its grant.
+import { setTimeout as delay } from "node:timers/promises";
+import { CHROMIUM_ARGS, chromiumExecutable } from "@toolkits/testkit/chromium";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinEnv } from "./authorize-flow.js";
+import { consentInChromium } from "./chromium-consent.js";
+import { type CimdHost, startCimdHost } from "./cimd-host.js";
+import { INSTALL_TIMEOUT_MS } from "./debian.js";
+import { type Deployment, type StoreKind, startDeployment } from "./deployment.js";
+import { type FakeGeminiApi, startFakeGeminiApi } from "./gemini-api.js";
+import {
+  GEMINI_CLI_VERSION,
+  type GeminiHome,
+  geminiCli,
+  geminiHome,
+  type StoredCredentials,
+} from "./gemini-cli.js";
+import { type OAuthExchange, type RecordingFront, startRecordingFront } from "./recording-front.js";
+
+/** Seconds an access token lives (MCP_ACCESS_TOKEN_TTL). */
+const TOKEN_TTL_S = 10;
+const SERVER = "toolkits";
+const RUN_TIMEOUT_MS = 90_000;
+
+describe.each([
+  { store: "redis" as StoreKind, replicas: 2 },
+  { store: "file" as StoreKind, replicas: 1 },
+])(`Gemini CLI ${GEMINI_CLI_VERSION} on the $store store`, ({ store, replicas }) => {
+  let d: Deployment;
+  let cimd: CimdHost;
+  let front: RecordingFront;
+  let api: FakeGeminiApi;
+  let chrome: Browser;
+  let context: BrowserContext;
+  let home: GeminiHome;
+
+  beforeAll(async () => {
+    let executablePath: string;
+    let cli: string;
+    [cimd, front, api] = await Promise.all([
+      startCimdHost(),
+      startRecordingFront(),
+      startFakeGeminiApi("Pager_WhoAmI"),
+    ]);
+    [d, executablePath, cli] = await Promise.all([
+      startDeployment({
+        name: `gemini-${store}`,
+        replicas,
+        store,
+        env: { ...builtinEnv(cimd), MCP_PUBLIC_URL: front.url, MCP_ACCESS_TOKEN_TTL: String(TOKEN_TTL_S) },
+      }),
+      chromiumExecutable(),
+      geminiCli(),
+    ]);
+    front.target = d.url;
+    chrome = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    context = await chrome.newContext();
+    // Loopback only: the deployment, its identity providers and the CLI's callback.
+    await context.route("**/*", (route) =>
+      ["127.0.0.1", "localhost"].includes(new URL(route.request().url()).hostname)
+        ? route.continue()
+        : route.abort(),
+    );
+    home = await geminiHome(cli, {
+      server: SERVER,
+      mcpUrl: `${front.url}/mcp`,
+      modelUrl: api.url,
+      browse: (url) => consentInChromium(d, context, url, "alice", { connectPager: true }),
+    });
+  }, INSTALL_TIMEOUT_MS + 600_000);
+  afterAll(async () => {
+    await home?.stop();
+    await chrome?.close();
+    await d?.stop();
+    await Promise.all([cimd?.stop(), front?.stop(), api?.stop()]);
+  });
+
+  const exchanges = (path: string, since = 0): OAuthExchange[] =>
+    front.exchanges.filter((exchange) => exchange.path === path && exchange.at >= since);
+  const refreshes = (since: number) =>
+    exchanges("/oauth/token", since).filter((exchange) => exchange.sent.grant_type === "refresh_token");
+
+  /** Runs the CLI once; resolves to what it sent the model (the tools offered, the tool results). */
+  async function ask() {
+    const turnsBefore = api.turns.length;
+    const { code, output } = await home.run("Who am I on PagerDuty?", RUN_TIMEOUT_MS);
+    const turns = api.turns.slice(turnsBefore);
+    return {
+      code,
+      output,
+      offered: turns.flatMap((turn) => turn.offered),
+      results: turns.flatMap((turn) => turn.results),
+    };
+  }
+
+  /** Waits until `credentials`' access token has expired. */
+  async function expiryOf(credentials: StoredCredentials | undefined): Promise<number> {
+    const expiresAt = credentials?.token.expiresAt ?? 0;
+    await delay(Math.max(0, Math.min(expiresAt - Date.now() + 1000, (TOKEN_TTL_S + 5) * 1000)));
+    return expiresAt;
+  }
+
+  let first: StoredCredentials | undefined;
+  let second: StoredCredentials | undefined;
+
+  it("registers by DCR, Alice signs in and consents in Chromium, and it lists the tools and calls Pager_WhoAmI", {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    const { code, output, offered, results } = await ask();
+    expect(code, output).toBe(0);
+    expect(home.opened).toHaveLength(1);
+    expect(home.opened[0]).toMatch(new RegExp(`^${front.url}/oauth/authorize\\?`));
+    const [registration, ...more] = exchanges("/oauth/register");
+    expect(more).toEqual([]);
+    expect(registration?.status).toBe(201);
+    expect(registration?.sent).toMatchObject({
+      client_name: "Gemini CLI MCP Client",
+      redirect_uris: [expect.stringMatching(/^http:\/\/localhost:\d+\/oauth\/callback$/)],
+      token_endpoint_auth_method: "none",
+    });
+    // tools/list: the server's tools, offered to the model under the CLI's names for them.
+    expect(offered).toContain(`mcp_${SERVER}_Pager_WhoAmI`);
+    expect(offered).toContain(`mcp_${SERVER}_Sheets_GetSpreadsheet`);
+    // tools/call, as Alice.
+    expect(results.map((result) => result.name)).toEqual([`mcp_${SERVER}_Pager_WhoAmI`]);
+    expect(JSON.stringify(results)).toContain("Alice Example");
+    first = await home.credentials(SERVER);
+    expect(first?.clientId).toBe(registration?.answer.client_id);
+    expect(first?.token.refreshToken).toBeTruthy();
+  });
+
+  it("restarted past its access token's expiry, refreshes with one refresh token several times at once, and stays connected", {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    const expiredAt = await expiryOf(first);
+    const since = Date.now();
+    const { code, output, offered, results } = await ask();
+    const sent = refreshes(since);
+    expect(sent.map((exchange) => [exchange.status, exchange.answer.error])).toEqual(
+      sent.map(() => [200, undefined]),
+    );
+    expect(code, output).toBe(0);
+    expect(output).not.toContain("Failed to refresh auth token");
+    expect(offered).toContain(`mcp_${SERVER}_Pager_WhoAmI`);
+    expect(JSON.stringify(results)).toContain("Alice Example");
+    // Neither a new sign-in nor a new registration.
+    expect(home.opened).toHaveLength(1);
+    expect(exchanges("/oauth/register")).toHaveLength(1);
+    const withFirst = sent.filter((exchange) => exchange.sent.refresh_token === first?.token.refreshToken);
+    const together = withFirst.filter((exchange) =>
+      withFirst.some(
+        (other) => other !== exchange && other.at <= exchange.at && exchange.at < other.answeredAt,
+      ),
+    );
+    expect(together.length).toBeGreaterThan(0);
+    // The CLI's refresh request: no client secret, no scope, the resource named.
+    expect(withFirst[0]?.sent).toEqual({
+      grant_type: "refresh_token",
+      refresh_token: first?.token.refreshToken,
+      client_id: first?.clientId,
+      resource: `${front.url}/mcp`,
+    });
+    expect(since).toBeGreaterThan(expiredAt);
+    second = await home.credentials(SERVER);
+  });
+
+  it("restarted again past the refreshed token's expiry, refreshes with the refresh token it kept and stays connected", {
+    timeout: RUN_TIMEOUT_MS + 30_000,
+  }, async () => {
+    expect(second?.token.refreshToken).not.toBe(first?.token.refreshToken);
+    const expiredAt = await expiryOf(second);
+    const since = Date.now();
+    const { code, output, results } = await ask();
+    const sent = refreshes(since);
+    expect(sent.map((exchange) => [exchange.status, exchange.answer.error])).toEqual(
+      sent.map(() => [200, undefined]),
+    );
+    expect(sent.some((exchange) => exchange.sent.refresh_token === second?.token.refreshToken)).toBe(true);
+    expect(code, output).toBe(0);
+    expect(JSON.stringify(results)).toContain("Alice Example");
+    expect(home.opened).toHaveLength(1);
+    expect(exchanges("/oauth/register")).toHaveLength(1);
+    expect(since).toBeGreaterThan(expiredAt);
+  });
+});
