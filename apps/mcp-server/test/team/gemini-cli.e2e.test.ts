@@ -174,6 +174,7 @@ describe.each([
   it("restarted again past the refreshed token's expiry, refreshes with the refresh token it kept and stays connected", {
     timeout: RUN_TIMEOUT_MS + 30_000,
   }, async () => {
+    expect(second?.token.refreshToken).toEqual(expect.any(String));
     expect(second?.token.refreshToken).not.toBe(first?.token.refreshToken);
     const expiredAt = await expiryOf(second);
     const since = Date.now();

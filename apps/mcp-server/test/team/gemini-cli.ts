@@ -65,7 +65,6 @@ export interface StoredCredentials {
 
 /** One home folder of the CLI, kept across its runs (a restart is a new run in the same home). */
 export interface GeminiHome {
-  dir: string;
   /** The credentials the CLI stored for `server`. */
   credentials(server: string): Promise<StoredCredentials | undefined>;
   /** The URLs the CLI asked its browser to open. */
@@ -99,13 +98,19 @@ export async function geminiHome(
   };
   await writeFile(join(dir, ".gemini/settings.json"), JSON.stringify(settings));
   const opened: string[] = [];
+  const children = new Set<ChildProcess>();
   const browsing: Promise<unknown>[] = [];
   const opener = createServer(async (req, res) => {
     let url = "";
     for await (const chunk of req) url += chunk;
     opened.push(url);
-    // Kept, not thrown: the CLI's run ends first (it waits for the callback), and says more.
-    browsing.push(options.browse(url).catch((error: unknown) => error));
+    // The CLI would wait minutes for its callback: a failed sign-in ends its run at once.
+    browsing.push(
+      options.browse(url).catch((error: unknown) => {
+        for (const child of children) child.kill("SIGKILL");
+        return error;
+      }),
+    );
     res.end();
   });
   opener.listen(0, "127.0.0.1");
@@ -126,9 +131,7 @@ export async function geminiHome(
     // One process: the CLI otherwise starts itself again with a larger heap.
     GEMINI_CLI_NO_RELAUNCH: "true",
   };
-  const children = new Set<ChildProcess>();
   return {
-    dir,
     opened,
     async credentials(server) {
       const file = join(dir, ".gemini/mcp-oauth-tokens.json");
@@ -155,8 +158,8 @@ export async function geminiHome(
       clearTimeout(timer);
       children.delete(child);
       const browsed = (await Promise.all(browsing.splice(0))).filter(Boolean);
-      if (signal === "SIGKILL") throw new Error(`gemini ran over ${timeoutMs} ms:\n${output}`);
       if (browsed.length) throw new Error(`the browser failed: ${browsed.join("; ")}\n${output}`);
+      if (signal === "SIGKILL") throw new Error(`gemini ran over ${timeoutMs} ms:\n${output}`);
       return { code, output };
     },
     async stop() {
