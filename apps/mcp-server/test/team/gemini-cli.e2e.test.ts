@@ -26,6 +26,8 @@ import { type OAuthExchange, type RecordingFront, startRecordingFront } from "./
 
 /** Seconds an access token lives (MCP_ACCESS_TOKEN_TTL). */
 const TOKEN_TTL_S = 10;
+/** How late token requests reach the deployment: a remote client's round trip. */
+const TOKEN_LATENCY_MS = 300;
 const SERVER = "toolkits";
 const RUN_TIMEOUT_MS = 90_000;
 
@@ -46,7 +48,7 @@ describe.each([
     let cli: string;
     [cimd, front, api] = await Promise.all([
       startCimdHost(),
-      startRecordingFront(),
+      startRecordingFront(TOKEN_LATENCY_MS),
       startFakeGeminiApi("Pager_WhoAmI"),
     ]);
     [d, executablePath, cli] = await Promise.all([
@@ -136,7 +138,7 @@ describe.each([
     expect(first?.token.refreshToken).toBeTruthy();
   });
 
-  it("restarted past its access token's expiry, refreshes with one refresh token several times at once, and stays connected", {
+  it("restarted past its access token's expiry, refreshes with one refresh token twice at once, and stays connected", {
     timeout: RUN_TIMEOUT_MS + 30_000,
   }, async () => {
     const expiredAt = await expiryOf(first);
@@ -153,20 +155,24 @@ describe.each([
     // Neither a new sign-in nor a new registration.
     expect(home.opened).toHaveLength(1);
     expect(exchanges("/oauth/register")).toHaveLength(1);
-    const withFirst = sent.filter((exchange) => exchange.sent.refresh_token === first?.token.refreshToken);
-    const together = withFirst.filter((exchange) =>
-      withFirst.some(
-        (other) => other !== exchange && other.at <= exchange.at && exchange.at < other.answeredAt,
-      ),
-    );
-    expect(together.length).toBeGreaterThan(0);
     // The CLI's refresh request: no client secret, no scope, the resource named.
-    expect(withFirst[0]?.sent).toEqual({
+    expect(sent[0]?.sent).toEqual({
       grant_type: "refresh_token",
       refresh_token: first?.token.refreshToken,
       client_id: first?.clientId,
       resource: `${front.url}/mcp`,
     });
+    // One refresh token presented again while its first presentation was still being answered.
+    const again = sent.filter((exchange) =>
+      sent.some(
+        (other) =>
+          other !== exchange &&
+          other.sent.refresh_token === exchange.sent.refresh_token &&
+          other.at <= exchange.at &&
+          exchange.at < other.answeredAt,
+      ),
+    );
+    expect(again.length).toBeGreaterThan(0);
     expect(since).toBeGreaterThan(expiredAt);
     second = await home.credentials(SERVER);
   });

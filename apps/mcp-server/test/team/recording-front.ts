@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 
 /** One request to the token, registration or revocation endpoint, and its answer. */
 export interface OAuthExchange {
@@ -26,7 +27,11 @@ export interface RecordingFront {
   stop(): Promise<void>;
 }
 
-export async function startRecordingFront(): Promise<RecordingFront> {
+/**
+ * Starts the front; token requests reach the deployment `tokenLatencyMs` late, as from a client
+ * across the internet, so requests a client sends close together overlap as they would there.
+ */
+export async function startRecordingFront(tokenLatencyMs = 0): Promise<RecordingFront> {
   const front: RecordingFront = { url: "", target: "", exchanges: [], stop: async () => {} };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -34,6 +39,7 @@ export async function startRecordingFront(): Promise<RecordingFront> {
     const body = Buffer.concat(chunks);
     const path = req.url ?? "/";
     const at = Date.now();
+    if (path.startsWith("/oauth/token")) await delay(tokenLatencyMs);
     const forwarded = request(new URL(path, front.target), { method: req.method, headers: req.headers });
     forwarded.on("error", () => res.destroy());
     forwarded.on("response", async (answer) => {
