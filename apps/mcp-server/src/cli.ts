@@ -1,19 +1,15 @@
 #!/usr/bin/env node
 import { type Host, type Logger, memoryState } from "@toolkits/core";
-import { createToolRegistry } from "@toolkits/core/mcp";
 import { CommanderError } from "commander";
-import { appToolsFor, withViews } from "./apps.js";
-import { prebuiltListing } from "./catalog.js";
 import { sharedConnections } from "./front/status.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials, withPagesOnLoopback } from "./host.js";
-import { iconSet, withIcons } from "./icons/index.js";
 import { stderrLogger } from "./logger.js";
 import { program, type ServerOptions } from "./options/index.js";
 import { toolkitPages } from "./pages.js";
+import { servedRegistries } from "./served.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio/index.js";
 import { selectTools } from "./toolkits.js";
-import { registries } from "./views.js";
 
 /** Help and version are answers; any other command-line error exits with 2. */
 const ANSWERS = new Set(["commander.helpDisplayed", "commander.help", "commander.version"]);
@@ -64,24 +60,8 @@ async function serve(options: ServerOptions): Promise<void> {
     return host;
   };
   // Each view's registry is built once: every request, over either transport, reads one.
-  // Each tool carries its toolkit's icons: served URLs over HTTP, data over stdio.
-  const registryFor = (host: Host, publicUrl?: string) => {
-    const prebuilt = prebuiltListing();
-    const mentionable = toolkits.flatMap((kit) => kit.tools.map((tool) => tool.name));
-    const icons = iconSet(publicUrl);
-    return registries(tools, (admitted, catalog, apps) => {
-      const mode = catalog ?? options.catalog;
-      // Views decorate tools as listed: the search catalogue lists none of them.
-      const views = options.apps === "on" && mode === "full" ? apps : undefined;
-      const served = views ? [...admitted, ...appToolsFor(admitted, views)] : admitted;
-      const registry = withIcons(
-        createToolRegistry(served, host, { names: options.toolNames, catalog: mode, prebuilt, mentionable }),
-        icons,
-        toolkits,
-      );
-      return views ? withViews(registry) : registry;
-    });
-  };
+  const registryFor = (host: Host, publicUrl?: string) =>
+    servedRegistries({ toolkits, tools }, options, host, publicUrl);
   if (options.transport === "stdio") {
     const pages = toolkitPages(toolkits, state);
     const host = await hostFor(undefined);

@@ -3,6 +3,7 @@
 // and its copy button copies it, each install link gives its client a config naming the right URL,
 // axe-core finds no serious violation, and a screenshot of each is kept in test/artifacts/.
 import { mkdirSync } from "node:fs";
+import { envHost } from "@toolkits/core";
 import { CHROMIUM_ARGS, chromiumExecutable } from "@toolkits/testkit/chromium";
 import axe from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -10,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientPlans } from "../src/clients/fit.js";
 import type { ClientAuth } from "../src/clients/index.js";
 import { offeredUrls } from "../src/connectors/offer.js";
+import { valuesOf } from "../src/options/setting.js";
+import { SETTINGS } from "../src/options/table.js";
+import { servedRegistries } from "../src/served.js";
 import { TOOLKITS } from "../src/toolkits.js";
+import { connectHttp, GENERATIONS, modernToolsList } from "./clients.js";
 import { cursorInstall, vscodeInstall } from "./front-clients.js";
 import { type RunningServer, startHttpServer } from "./spawn.js";
 import { INSTALL_TIMEOUT_MS } from "./team/debian.js";
@@ -19,7 +24,14 @@ import { type Deployment, startDeployment } from "./team/deployment.js";
 const ARTIFACTS = new URL("./artifacts/", import.meta.url);
 const KITS = Object.values(TOOLKITS);
 const TOOLS = KITS.flatMap((kit) => kit.tools);
-const URLS = offeredUrls(KITS, TOOLS);
+const DEFAULTS = valuesOf(SETTINGS, (setting) => setting.default);
+const URLS = offeredUrls(
+  KITS,
+  TOOLS,
+  servedRegistries({ toolkits: KITS, tools: TOOLS }, DEFAULTS, envHost({})),
+);
+/** What a client declaring MCP Apps sends in its capabilities. */
+const APPS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 const plansFor = (base: string, auth: ClientAuth) =>
   clientPlans({ base, auth, urls: URLS, toolNames: TOOLS.map((tool) => tool.name.replace(".", "_")) });
 
@@ -128,6 +140,33 @@ describe("the front page of a shared server on loopback", () => {
     expect(urls).toEqual(URLS.map((url) => `${base}${url.path}`));
     const pager = page.locator('li[data-provider="pager"]');
     expect(await pager.textContent()).toBe("PagerDuty: Connected (the sandbox's fake account)\n");
+  });
+
+  it("counts at each URL the tools tools/list gives there, with and without the MCP Apps tools", async () => {
+    const rows = await page
+      .locator("table tbody tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")),
+      );
+    expect(rows.length).toBeGreaterThanOrEqual(7);
+    for (const [cell = "", , count = ""] of rows) {
+      const url = cell.replace(/\s*Copy$/, "").trim();
+      const [, plain, withApps = plain] = /^(\d+)(?: \((\d+) with MCP Apps tools\))?$/.exec(count) ?? [];
+      const listed = async (capabilities?: Record<string, unknown>) =>
+        ((await modernToolsList(url, capabilities)).tools as unknown[]).length;
+      // 2026-07-28 clients say in every request whether they show views.
+      expect(`${url}: ${await listed()}`).toBe(`${url}: ${plain}`);
+      expect(`${url} to an MCP Apps client: ${await listed(APPS)}`).toBe(
+        `${url} to an MCP Apps client: ${withApps}`,
+      );
+      // A 2025-11-25 client over stateless HTTP is told the views' tools, as the page's note says.
+      const legacy = await connectHttp(GENERATIONS[0], url);
+      expect(`${url} to a 2025-11-25 client: ${(await legacy.listTools()).length}`).toBe(
+        `${url} to a 2025-11-25 client: ${withApps}`,
+      );
+      await legacy.close();
+    }
+    expect(await page.getByText("A count in brackets includes the app-only tools").count()).toBe(1);
   });
 
   it("passes axe-core with no serious violation, and is kept as a screenshot", async () => {

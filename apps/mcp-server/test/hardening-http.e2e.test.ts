@@ -116,7 +116,10 @@ const head = (path: string, headers: Record<string, string | number>) =>
 describe("connection limits", () => {
   let server: RunningServer;
   beforeAll(async () => {
-    const flags = ["--header-timeout-ms", "1000", "--body-timeout-ms", "1000", "--max-connections", "20"];
+    const timeouts = ["--header-timeout-ms", "1000", "--body-timeout-ms", "1000"];
+    // Every connection here comes from one address: an explicit per-address limit wins over its
+    // default share (a quarter of --max-connections).
+    const flags = [...timeouts, "--max-connections", "20", "--max-connections-per-address", "20"];
     // The environment equivalents work as well.
     server = await start(["--toolkits", "pager", ...flags], { MCP_KEEP_ALIVE_TIMEOUT_MS: "1000" });
   });

@@ -12,9 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-/** A GET from `localAddress`; resolves with its status and how long it took, in milliseconds. */
-function timedGet(path: string, localAddress: string): Promise<{ status: number; ms: number }> {
-  const target = new URL(server.url);
+/**
+ * A GET of `path` on the server at `url` from `localAddress`; resolves with its status and how long
+ * it took, in milliseconds.
+ */
+function timedGet(url: string, path: string, localAddress: string): Promise<{ status: number; ms: number }> {
+  const target = new URL(url);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -29,27 +32,51 @@ function timedGet(path: string, localAddress: string): Promise<{ status: number;
   });
 }
 
-/** A connection from 127.0.0.1 that sends the start of a request's headers, then nothing. */
-function slowHeaders(): Promise<Socket> {
-  const target = new URL(server.url);
+/**
+ * A connection from 127.0.0.1 to the server at `url`, once open; it sends `head` (nothing by
+ * default), then nothing more.
+ */
+function held(url: string, head = ""): Promise<Socket> {
+  const target = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: target.hostname, port: Number(target.port) }, () => {
-      socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+      if (head) socket.write(head);
       resolve(socket);
     });
+    // A connection the server refuses is closed at once: nothing to report.
     socket.on("error", () => {});
   });
 }
+
+/** A connection from 127.0.0.1 that sends the start of a request's headers, then nothing. */
+const slowHeaders = () => held(server.url, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n");
 
 describe("one address holding many slow connections", () => {
   it("leaves /healthz answering another address within 1 s while 600 connections trickle their headers", async () => {
     const held = await Promise.all(Array.from({ length: 600 }, slowHeaders));
     try {
-      const answer = await timedGet("/healthz", "127.0.0.2");
+      const answer = await timedGet(server.url, "/healthz", "127.0.0.2");
       expect(answer.status).toBe(200);
       expect(answer.ms).toBeLessThan(1_000);
     } finally {
       for (const socket of held) socket.destroy();
+    }
+  });
+});
+
+describe("--max-connections 50 without a per-address setting", () => {
+  let limited: RunningServer;
+  beforeAll(async () => {
+    limited = await startHttpServer(["--sandbox", "--toolkits", "pager", "--max-connections", "50"]);
+  });
+  afterAll(() => limited?.stop());
+
+  it("one address opening 50 idle connections does not lock another address out", async () => {
+    const idle = await Promise.all(Array.from({ length: 50 }, () => held(limited.url)));
+    try {
+      expect((await timedGet(limited.url, "/healthz", "127.0.0.2")).status).toBe(200);
+    } finally {
+      for (const socket of idle) socket.destroy();
     }
   });
 });

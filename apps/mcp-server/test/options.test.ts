@@ -222,8 +222,12 @@ describe("the settings table", () => {
 
   it("renders a group as a README table, escaping what Markdown would misread", () => {
     const table = settingsTables(["Authentication"]);
-    expect(table.split("\n").slice(0, 2)).toEqual(["| Option | Variable | Meaning |", "|---|---|---|"]);
-    expect(table).toContain("| `--oauth-issuer <url>` | `MCP_OAUTH_ISSUER` |");
+    expect(table.split("\n").slice(0, 2)).toEqual([
+      "| Option | Variable | Default | Meaning |",
+      "|---|---|---|---|",
+    ]);
+    expect(table).toContain("| `--oauth-issuer <url>` | `MCP_OAUTH_ISSUER` |  |");
+    expect(table).toContain("| `--access-token-ttl <seconds>` | `MCP_ACCESS_TOKEN_TTL` | `3600` |");
     expect(table).toContain("alice:\\<token>");
     expect(() => settingsTables(["Nonsense" as Group])).toThrow("No settings group Nonsense");
   });

@@ -3,19 +3,13 @@
 // inside JSON) and gzipped (as HTTP may send it), against the budget: a goal of 300 KiB minified,
 // and 800 KiB at most (past about 1 MiB some hosts refuse a view). Exits 1 past the limit.
 // Run after `pnpm build` (the bench task depends on it).
-import { readFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
-import { VIEWS } from "../dist/index.js";
+import { KIB, viewSizes } from "../scripts/sizes.mjs";
 
-const KIB = 1024;
 const GOAL_KIB = 300;
 const LIMIT_KIB = 800;
 const kib = (bytes) => (bytes / KIB).toFixed(1);
 
-const rows = VIEWS.map((view) => {
-  const html = readFileSync(new URL(`../dist/views/${view.id}.html`, import.meta.url));
-  return { view: view.id, minified: html.length, gzipped: gzipSync(html, { level: 9 }).length };
-});
+const rows = viewSizes();
 console.log("view        minified KiB   gzipped KiB   budget");
 for (const { view, minified, gzipped } of rows) {
   const budget =

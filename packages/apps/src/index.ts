@@ -34,14 +34,24 @@ const view = (id: ViewId, fields: Omit<AppView, "id" | "uri">): AppView => ({
   ...fields,
 });
 
-/** The metrics tools whose answers are series over periods (`metric.series`, or one per link). */
+/**
+ * The metrics tools whose answers are series over periods: `metric.series` (delivery metrics),
+ * `journey_metric` (a campaign's journeys, one count per resolution step) or one series per link.
+ */
 const METRICS_TOOLS = [
   "MarketingApi.GetCampaignMetrics",
   "MarketingApi.GetCampaignLinkMetrics",
+  "MarketingApi.GetCampaignActionMetrics",
+  "MarketingApi.GetCampaignActionLinkMetrics",
+  "MarketingApi.GetCampaignJourneyMetrics",
   "MarketingApi.GetBroadcastMetrics",
   "MarketingApi.GetBroadcastLinkMetrics",
+  "MarketingApi.GetBroadcastActionMetrics",
+  "MarketingApi.GetBroadcastActionLinkMetrics",
   "MarketingApi.GetNewsletterMetrics",
   "MarketingApi.GetNewsletterLinkMetrics",
+  "MarketingApi.GetNewsletterVariantMetrics",
+  "MarketingApi.GetNewsletterVariantClickMetrics",
   "MarketingApi.GetTransactionalMessageMetrics",
   "MarketingApi.GetTransactionalLinkMetrics",
 ];
@@ -77,7 +87,7 @@ export const VIEWS: readonly AppView[] = [
   view("metrics", {
     title: "Campaign metrics",
     description:
-      "A chart of a campaign's, broadcast's, newsletter's or transactional message's metrics over the periods.",
+      "A chart of the metrics of a campaign, broadcast, newsletter or transactional message over the periods, or of one of their actions, journeys, variants or links.",
     tools: METRICS_TOOLS,
     appTools: [],
   }),

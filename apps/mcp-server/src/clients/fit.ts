@@ -1,4 +1,4 @@
-import type { OfferedUrl } from "../connectors/offer.js";
+import { mostTools, type OfferedUrl } from "../connectors/offer.js";
 import {
   CLIENTS,
   type ClientAuth,
@@ -18,9 +18,9 @@ export interface Fit {
 
 /**
  * Which of `urls` (the first being `/mcp`) fits `guide`'s limits, given the served tools' names
- * and the server name the snippets use: a client capped below what `/mcp` lists gets the search
- * catalogue, and is told of the narrower URLs within its cap; a client naming tools
- * `<prefix><tool>` is told how long the server's name may be.
+ * and the server name the snippets use: a client capped below the most `/mcp` may list (MCP Apps
+ * tools included) gets the search catalogue, and is told of the narrower URLs within its cap; a
+ * client naming tools `<prefix><tool>` is told how long the server's name may be.
  */
 export function fitOf(
   guide: ClientGuide,
@@ -32,17 +32,20 @@ export function fitOf(
   const { maxTools, toolName } = guide.limits;
   const advice: string[] = [];
   let path = "/mcp";
-  if (maxTools !== undefined && whole && whole.tools > maxTools) {
+  const lists = (url: OfferedUrl) => `${url.withApps === undefined ? "" : "up to "}${mostTools(url)}`;
+  if (maxTools !== undefined && whole && mostTools(whole) > maxTools) {
     path = "/mcp/search";
-    const within = urls.filter((url) => url.path !== "/mcp" && url.path !== path && url.tools <= maxTools);
+    const within = urls.filter(
+      (url) => url.path !== "/mcp" && url.path !== path && mostTools(url) <= maxTools,
+    );
     advice.push(
-      `${guide.title} takes at most ${maxTools} tools per request and /mcp lists ${whole.tools}, so the snippet uses /mcp/search (search_tools and call_tool find and run any tool)` +
+      `${guide.title} takes at most ${maxTools} tools per request and /mcp lists ${lists(whole)}, so the snippet uses /mcp/search (search_tools and call_tool find and run any tool)` +
         (within.length
-          ? `; or pick a narrower URL: ${within.map((url) => `${url.path} (${url.tools})`).join(", ")}.`
+          ? `; or pick a narrower URL: ${within.map((url) => `${url.path} (${lists(url)})`).join(", ")}.`
           : "."),
     );
   } else if (maxTools !== undefined && whole) {
-    advice.push(`${guide.title} takes at most ${maxTools} tools per request; /mcp lists ${whole.tools}.`);
+    advice.push(`${guide.title} takes at most ${maxTools} tools per request; /mcp lists ${lists(whole)}.`);
   }
   if (toolName) {
     const longest = toolNames.reduce((found, tool) => (tool.length > found.length ? tool : found), "");

@@ -1,25 +1,35 @@
 // The README's client section, made from the same plans as the front page (scripts/docs.mjs writes
 // it between its markers; `--check` fails when it is stale). Built as dist/clients/markdown.js.
-import { offeredUrls } from "../connectors/offer.js";
+import { envHost } from "@toolkits/core";
+import { APPS_COUNT_NOTE, offeredUrls, toolCount } from "../connectors/offer.js";
+import { valuesOf } from "../options/setting.js";
+import { SETTINGS } from "../options/table.js";
+import { servedRegistries } from "../served.js";
 import { TOOLKITS } from "../toolkits.js";
 import { type ClientPlan, clientPlans } from "./fit.js";
 
 /** The deployment the README's examples are written for: every toolkit, static tokens. */
 export const EXAMPLE_BASE = "https://mcp.example.com";
 
-/** The README's client section: the connector URLs of a server serving everything, then each client. */
+/**
+ * The README's client section: the connector URLs of a server serving everything with the default
+ * settings (each count from the registries it would serve, over a host without credentials that
+ * nothing here calls), then each client.
+ */
 export function clientsMarkdown(): string {
   const toolkits = Object.values(TOOLKITS);
   const tools = toolkits.flatMap((kit) => kit.tools);
-  const urls = offeredUrls(toolkits, tools);
+  const defaults = valuesOf(SETTINGS, (setting) => setting.default);
+  const urls = offeredUrls(toolkits, tools, servedRegistries({ toolkits, tools }, defaults, envHost({})));
   const toolNames = tools.map((tool) => tool.name.replace(".", "_"));
   const plans = clientPlans({ base: EXAMPLE_BASE, auth: "token", urls, toolNames });
   const table = [
     "| URL | Serves | Tools |",
     "|---|---|---|",
-    ...urls.map((url) => `| \`${url.path}\` | ${url.what} | ${url.tools} |`),
+    ...urls.map((url) => `| \`${url.path}\` | ${url.what} | ${toolCount(url)} |`),
   ];
-  return [table.join("\n"), ...plans.map(clientSection)].join("\n\n");
+  const note = urls.some((url) => url.withApps !== undefined) ? [APPS_COUNT_NOTE] : [];
+  return [table.join("\n"), ...note, ...plans.map(clientSection)].join("\n\n");
 }
 
 function clientSection(plan: ClientPlan): string {

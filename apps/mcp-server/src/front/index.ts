@@ -6,7 +6,7 @@ import type { ProviderId } from "../credentials/providers.js";
 import { SECURITY_HEADERS } from "../team/connect/respond.js";
 import type { Account, UpstreamConnection } from "./account.js";
 import { FRONT_CSP } from "./assets.js";
-import { frontPage, messagePage } from "./page.js";
+import { type FrontView, frontPage, messagePage } from "./page.js";
 
 /** Where the front page lives: the server's root. */
 export const FRONT_PATH = "/";
@@ -18,8 +18,11 @@ export interface FrontDeps {
   version: string;
   /** How clients authenticate here. */
   auth: ClientAuth;
-  /** The connector URLs offered, `/mcp` first. */
-  urls: readonly OfferedUrl[];
+  /**
+   * The connector URLs offered, `/mcp` first, with what each lists. Asked once, on the first
+   * request: counting builds each URL's registries, which a server need not build to start.
+   */
+  urls(): readonly OfferedUrl[];
   /** The served tools' names, as clients see them. */
   toolNames: readonly string[];
   /** Per user: who the browser is (see `ConnectSite.account`), and how to sign it in. */
@@ -43,13 +46,20 @@ export interface FrontDeps {
  */
 export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Response | undefined> {
   const base = deps.publicUrl.replace(/\/+$/, "");
-  const plans = clientPlans({ base, auth: deps.auth, urls: deps.urls, toolNames: deps.toolNames });
-  const view = { base, version: deps.version, urls: deps.urls, plans };
+  let offer: Pick<FrontView, "base" | "version" | "urls" | "plans"> | undefined;
+  const offered = () => {
+    if (offer) return offer;
+    const urls = deps.urls();
+    const plans = clientPlans({ base, auth: deps.auth, urls, toolNames: deps.toolNames });
+    offer = { base, version: deps.version, urls, plans };
+    return offer;
+  };
   return async (request) => {
     if (!deps.people && !deps.loopback) return undefined;
     if (request.method !== "GET" && request.method !== "HEAD")
       return answer(405, messagePage("Not allowed", "This page takes GET only.").markup, { allow: "GET" });
     try {
+      const view = offered();
       if (!deps.people)
         return answer(200, frontPage({ ...view, connections: (await deps.shared?.()) ?? [] }).markup);
       const account = await deps.people.account(request, deps.people.providers);

@@ -1,5 +1,5 @@
 import type { ClientPlan } from "../clients/fit.js";
-import type { OfferedUrl } from "../connectors/offer.js";
+import { APPS_COUNT_NOTE, type OfferedUrl, toolCount } from "../connectors/offer.js";
 import { ICONS_PATH, SERVER_ICON } from "../icons/index.js";
 import { Html, html } from "../team/connect/html.js";
 import type { UpstreamConnection } from "./account.js";
@@ -62,13 +62,14 @@ const copyButton = (id: string, what: string) =>
 function urlsSection(view: FrontView): Html {
   const rows = view.urls.map((url, index) => {
     const id = `url-${index}`;
-    return html`<tr><td><code id="${id}">${view.base}${url.path}</code> ${copyButton(id, url.path)}</td><td>${url.what}</td><td>${url.tools}</td></tr>`;
+    return html`<tr><td><code id="${id}">${view.base}${url.path}</code> ${copyButton(id, url.path)}</td><td>${url.what}</td><td>${toolCount(url)}</td></tr>`;
   });
+  const note = view.urls.some((url) => url.withApps !== undefined) && html`<p>${APPS_COUNT_NOTE}</p>`;
   return html`<section aria-labelledby="urls"><h2 id="urls">Connector URLs</h2>
 <p>Each URL serves a part of this server's tools, and never more than the server itself serves:
 <code>/mcp/&lt;toolkit&gt;[:&lt;toolset&gt;,…][+&lt;toolkit&gt;…][/readonly][/search]</code>.</p>
 <table><thead><tr><th scope="col">URL</th><th scope="col">Serves</th><th scope="col">Tools</th></tr></thead>
-<tbody>${rows}</tbody></table></section>`;
+<tbody>${rows}</tbody></table>${note}</section>`;
 }
 
 function clientsSection(plans: readonly ClientPlan[]): Html {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Connectors, SelectionError } from "../connectors/selection.js";
+import { type View, WHOLE } from "../views.js";
 import { MCP_PATH, type McpTarget } from "./endpoint.js";
 import { json } from "./respond.js";
 
@@ -17,7 +18,7 @@ export function connectorTarget(connectors: Connectors, path: string): McpTarget
 
 /**
  * Answers `GET` of the protected-resource metadata of `/mcp` or of a connector URL (each names
- * its own URL as the resource, as clients check), or 404 for a selection not served here, without
+ * its own URL as the resource, as clients check, and is made for the URL's view), or 404 for a selection not served here, without
  * its reasons (the metadata is read before authentication). Resolves to whether `path` was one.
  */
 export function answerMetadata(
@@ -25,19 +26,20 @@ export function answerMetadata(
   res: ServerResponse,
   path: string,
   connectors: Connectors,
-  metadata: (resourcePath: string) => string,
+  metadata: (resourcePath: string, view: View) => string,
 ): boolean {
   if (req.method !== "GET" || !path.startsWith(METADATA_PREFIX)) return false;
   const resource = path.slice(METADATA_PREFIX.length - MCP_PATH.length);
   const target = resource === MCP_PATH ? undefined : connectorTarget(connectors, resource);
   if (resource !== MCP_PATH && !target) return false;
+  let view: View;
   try {
-    target?.view();
+    view = target?.view() ?? WHOLE;
   } catch (error) {
     if (!(error instanceof SelectionError)) throw error;
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
     return true;
   }
-  json(res, 200, metadata(resource));
+  json(res, 200, metadata(resource, view));
   return true;
 }

@@ -22,7 +22,7 @@ import { createServerFor } from "../server.js";
 import { appsView, type View, WHOLE, within } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
-import { CallsInFlight, callIds, cancelledRequestId, Exchange } from "./inflight.js";
+import { CallsInFlight, callIds, cancelledRequestId, type Exchange, exchanges } from "./inflight.js";
 import { json, sendResponse, webRequest } from "./respond.js";
 
 /** What a legacy client declared at `initialize`, remembered per person and client (per-user mode). */
@@ -84,6 +84,7 @@ export function mcpEndpoint(
 ): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void, target?: McpTarget) => Promise<void> {
   const { registryOf, dispatcher, clients, logger } = options;
   const calls = new CallsInFlight();
+  const openExchange = exchanges(options.requestTimeoutMs, options.graceOver);
   const pending = new WeakMap<Request, Pending>();
   const handler = createMcpHandler(
     ({ requestInfo }) => {
@@ -118,7 +119,7 @@ export function mcpEndpoint(
     const cancelled = cancelledRequestId(body);
     if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
     if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
-    const exchange = new Exchange(res, options.requestTimeoutMs, options.graceOver);
+    const exchange = openExchange(res);
     const scope = requestScope(body, req.headers as CallHeaders, who, exchange, {
       clients,
       apps: options.apps,

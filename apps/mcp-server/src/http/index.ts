@@ -1,5 +1,5 @@
 import type { Server as NodeServer } from "node:http";
-import type { AnyToolDefinition, Logger, Toolkit } from "@toolkits/core";
+import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
 import { offeredUrls } from "../connectors/offer.js";
 import { connectors } from "../connectors/selection.js";
@@ -10,6 +10,7 @@ import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
 import type { ServerOptions } from "../options/index.js";
 import type { Pages } from "../pages.js";
+import type { Selected } from "../served.js";
 import { serverInfo, VERSION } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
 import { type View, WHOLE } from "../views.js";
@@ -42,10 +43,8 @@ export interface ListeningHttp {
   serve(registryOf: (view: View) => ToolRegistry, served: Served, pages?: Pages, team?: TeamServing): void;
 }
 
-/** What the server serves: the toolkits it composes, and its own selection of their tools. */
-export interface Served {
-  toolkits: readonly Toolkit[];
-  tools: readonly AnyToolDefinition[];
+/** What the server serves (the toolkits it composes, and its own selection of their tools). */
+export interface Served extends Selected {
   /** A shared server's upstream accounts, for its front page. */
   shared?: () => Promise<UpstreamConnection[]>;
 }
@@ -94,9 +93,10 @@ export async function listenHttp(
       // Only an authorization server gives clients something to discover.
       // The built-in server issues the tokens here; else an external IdP may.
       const issuer = builtin ? publicUrl : auth?.oauth?.issuer;
-      const scopes = builtin?.rules.supported;
+      // The built-in server's scopes a URL's tools can use: a read-only URL never offers `write`.
+      const scopesAt = (view: View) => builtin?.rules.supportedBy(view.admits);
       const metadata = issuer
-        ? (path: string) => protectedResource(publicUrl, issuer, path, scopes)
+        ? (path: string, view: View) => protectedResource(publicUrl, issuer, path, scopesAt(view))
         : undefined;
       const metadataUrlOf = (path: string) => metadata && `${publicUrl}${metadataPathOf(path)}`;
       const authenticate = (path: string) =>
@@ -137,7 +137,7 @@ export async function listenHttp(
           publicUrl,
           version: VERSION,
           auth: issuer ? "oauth" : auth ? "token" : "none",
-          urls: offeredUrls(served.toolkits, served.tools),
+          urls: () => offeredUrls(served.toolkits, served.tools, registryOf),
           toolNames: whole.listing.map((tool) => tool.name),
           people: serving && {
             providers: providersOf(served.tools),
@@ -172,7 +172,7 @@ export async function listenHttp(
 
 /**
  * The protected-resource metadata (RFC 9728) of the MCP URL at `path`, naming the authorization
- * server, and the scopes a token may hold here when the server is its own (clients ask for these).
+ * server, and, when the server is its own, the scopes the URL's tools can use (clients ask for these).
  */
 function protectedResource(
   publicUrl: string,

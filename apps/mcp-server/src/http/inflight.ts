@@ -63,30 +63,48 @@ export function cancelledRequestId(body: unknown): string | number | undefined {
 }
 
 /**
+ * Opens the exchanges of one endpoint, each ending after `timeoutMs` (see `Exchange`). They share
+ * one listener on `graceOver`, which ends those still open when a shutdown's grace is over: a
+ * listener each would pass Node's limit of 10 per signal with more than 10 requests at once, and
+ * Node's warning about it is not a JSON log line.
+ */
+export function exchanges(timeoutMs: number, graceOver: AbortSignal): (res: ServerResponse) => Exchange {
+  const open = new Set<Exchange>();
+  const shutDown = (exchange: Exchange) =>
+    exchange.stop(503, "The server shut down before the request finished.");
+  graceOver.addEventListener("abort", () => open.forEach(shutDown), { once: true });
+  return (res) => {
+    const exchange = new Exchange(res, timeoutMs);
+    if (graceOver.aborted) shutDown(exchange);
+    else {
+      open.add(exchange);
+      res.once("close", () => open.delete(exchange));
+    }
+    return exchange;
+  };
+}
+
+/**
  * One HTTP exchange, which ends when the client goes away before the answer, when the request
- * takes longer than `timeoutMs` (then answered 504), or when `graceOver` aborts during a shutdown
- * (then answered 503), so its calls and their upstream requests stop. The end aborts each call's
- * controller directly, and the exchange's own signal only once something asked for it (the SDK's
- * path): a fast-path call then makes one signal, not three (each costs microseconds on Node 20).
+ * takes longer than `timeoutMs` (then answered 504), or when `stop` ends it (a shutdown's grace
+ * over), so its calls and their upstream requests stop. The end aborts each call's controller
+ * directly, and the exchange's own signal only once something asked for it (the SDK's path): a
+ * fast-path call then makes one signal, not three (each costs microseconds on Node 20).
  */
 export class Exchange {
   #controller: AbortController | undefined;
   readonly #calls: AbortController[] = [];
   #ended = false;
+  readonly #res: ServerResponse;
 
-  constructor(res: ServerResponse, timeoutMs: number, graceOver: AbortSignal) {
-    const stop = (status: number, message: string) => {
-      if (!res.headersSent) rpcError(res, status, message);
-      else res.destroy();
-      this.#end();
-    };
-    const timer = setTimeout(() => stop(504, `The request took longer than ${timeoutMs} ms.`), timeoutMs);
-    const shutdown = () => stop(503, "The server shut down before the request finished.");
-    if (graceOver.aborted) shutdown();
-    else graceOver.addEventListener("abort", shutdown, { once: true });
+  constructor(res: ServerResponse, timeoutMs: number) {
+    this.#res = res;
+    const timer = setTimeout(
+      () => this.stop(504, `The request took longer than ${timeoutMs} ms.`),
+      timeoutMs,
+    );
     res.once("close", () => {
       clearTimeout(timer);
-      graceOver.removeEventListener("abort", shutdown);
       if (!res.writableFinished) this.#end();
     });
   }
@@ -104,6 +122,16 @@ export class Exchange {
     if (this.#ended) call.abort();
     else this.#calls.push(call);
     return call;
+  }
+
+  /**
+   * Ends it now: answered `status` (an HTTP status) with a JSON-RPC error saying `message` when
+   * nothing was sent yet, else cut off.
+   */
+  stop(status: number, message: string): void {
+    if (!this.#res.headersSent) rpcError(this.#res, status, message);
+    else this.#res.destroy();
+    this.#end();
   }
 
   #end(): void {

@@ -24,8 +24,11 @@ export interface ListenOptions {
   keepAliveTimeoutMs: number;
   /** Most connections open at once; one more is closed as soon as it is accepted. */
   maxConnections: number;
-  /** Most connections open at once from one remote address; one more is closed as soon as it is accepted. */
-  maxConnectionsPerAddress: number;
+  /**
+   * Most connections open at once from one remote address; one more is closed as soon as it is
+   * accepted. Unset: a share of `maxConnections` (see `perAddressLimit`).
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** A listening server. */
@@ -46,12 +49,21 @@ export const isLoopbackHost = (host: string): boolean => [...LOOPBACK_HOSTS, "::
 export async function listen(options: ListenOptions, logger: Logger): Promise<Binding> {
   const server = createServer(connectionLimits(options));
   limitConnections(server, options.maxConnections, logger);
-  limitPerAddress(server, options.maxConnectionsPerAddress, logger);
+  limitPerAddress(server, perAddressLimit(options), logger);
   server.listen(options.port, options.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
   const { address, port } = server.address() as AddressInfo;
   const localUrl = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
   return { server, localUrl };
+}
+
+/**
+ * The connections one remote address may hold: the explicit setting, else a quarter of
+ * `maxConnections` (at least 1). A fixed number would be no limit at all below it: a total of 50
+ * with 128 per address lets one address hold all 50 and lock every other one out.
+ */
+function perAddressLimit(options: ListenOptions): number {
+  return options.maxConnectionsPerAddress ?? Math.max(1, Math.floor(options.maxConnections / 4));
 }
 
 /**

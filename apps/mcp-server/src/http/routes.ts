@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Connectors } from "../connectors/selection.js";
 import { type Pages, pathOf, serveFetch } from "../pages.js";
 import { isConnectPath } from "../team/paths.js";
+import type { View } from "../views.js";
 import { answerMetadata, connectorTarget } from "./connectors.js";
 import type { Drain } from "./drain.js";
 import { MCP_PATH, type McpTarget } from "./endpoint.js";
@@ -25,7 +26,7 @@ export interface Routes {
    * The protected-resource metadata (RFC 9728) of `/mcp` or a connector URL (its path), when the
    * server has an authorization server.
    */
-  metadata?: (resourcePath: string) => string;
+  metadata?: (resourcePath: string, view: View) => string;
   /** The toolkits' pages, outside MCP authentication. */
   pages?: Pages;
   /** The server's own site (front page and icons), outside MCP authentication. */

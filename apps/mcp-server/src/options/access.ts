@@ -67,6 +67,20 @@ export const ACCESS = {
       parse: list,
       help: "builtin: comma-separated hosts (host or host:port) whose client metadata documents may be fetched from loopback, private or other special-use addresses (refused otherwise)",
     }),
+    accessTokenTtlS: inAuthentication({
+      flag: "--access-token-ttl <seconds>",
+      env: "MCP_ACCESS_TOKEN_TTL",
+      parse: integer(60, 86_400),
+      default: 3_600,
+      help: "builtin: how long its access tokens live, in seconds (as OAuth's expires_in); longer than any client's refresh margin (Gemini CLI refreshes 5 minutes early). Revoking still ends access at once: every request checks the token's grant",
+    }),
+    refreshGraceS: inAuthentication({
+      flag: "--refresh-grace <seconds>",
+      env: "MCP_REFRESH_GRACE",
+      parse: integer(0, 300),
+      default: 30,
+      help: "builtin: a rotated refresh token presented again within this many seconds (clients refreshing concurrently) gets a sibling under the same grant; after it, reuse revokes the grant",
+    }),
   },
   credentials: inPerUser({
     flag: "--credentials <mode>",

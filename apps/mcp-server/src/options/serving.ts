@@ -195,7 +195,7 @@ export const SERVING = {
     flag: "--max-connections-per-address <count>",
     env: "MCP_MAX_CONNECTIONS_PER_ADDRESS",
     parse: integer(1, 1_000_000),
-    default: 128,
+    shown: "a quarter of --max-connections",
     help: "most HTTP connections open at once from one client address, so one client cannot take them all (behind a proxy every client shares its address: raise it to --max-connections there)",
   }),
   upstream: {

@@ -101,9 +101,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     logger,
   );
   // The library and the keys before anything listens: a failure stops the start.
+  const { auth } = options;
   const builtin =
-    options.auth?.authorizationServer === "builtin"
-      ? await (await import("./authorize/index.js")).prepare(store, logger)
+    auth?.authorizationServer === "builtin"
+      ? await (await import("./authorize/index.js")).prepare(store, logger, {
+          accessTokenTtlS: auth.accessTokenTtlS,
+          refreshGraceS: auth.refreshGraceS,
+        })
       : undefined;
   // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
   const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);

@@ -222,4 +222,82 @@ describe("the metrics view", () => {
     await h.context(THEMES.dark);
     await h.screenshot("metrics-dark");
   });
+
+  // The sandbox's answers: delivery metrics are 24 series of one period each (six drawn, the
+  // largest), a campaign's journeys 7 series of one step, a link's clicks [1, 3, 5, 7].
+  it.each([
+    [
+      "MarketingApi_GetCampaignActionMetrics",
+      { campaign_id: 1, action_identifier: 1, metrics_api_version: "2", metrics_resolution: "weekly" },
+      "1 week",
+      6,
+      24,
+    ],
+    [
+      "MarketingApi_GetCampaignActionLinkMetrics",
+      { campaign_id: 1, action_identifier: 1, report_time_unit: "hours" },
+      "4 hours",
+      1,
+      1,
+    ],
+    [
+      "MarketingApi_GetCampaignJourneyMetrics",
+      {
+        campaign_id: 1,
+        start_timestamp: 1_767_225_600,
+        end_timestamp: 1_769_904_000,
+        metrics_resolution: "monthly",
+      },
+      "1 month",
+      6,
+      7,
+    ],
+    [
+      "MarketingApi_GetBroadcastLinkMetrics",
+      { broadcast_identifier: 1, report_period: "weeks" },
+      "4 weeks",
+      1,
+      1,
+    ],
+    [
+      "MarketingApi_GetBroadcastActionMetrics",
+      { broadcast_identifier: 1, lookup_action_id: 1, time_unit_for_report: "days" },
+      "1 day",
+      6,
+      24,
+    ],
+    [
+      "MarketingApi_GetBroadcastActionLinkMetrics",
+      { broadcast_identifier: 1, broadcast_action_id: 1, time_period_unit: "days" },
+      "4 days",
+      1,
+      1,
+    ],
+    [
+      "MarketingApi_GetNewsletterVariantMetrics",
+      { newsletter_identifier: 1, newsletter_message_id: 1, reporting_period_unit: "months" },
+      "1 month",
+      6,
+      24,
+    ],
+    [
+      "MarketingApi_GetNewsletterVariantClickMetrics",
+      { newsletter_identifier: 1, message_content_identifier: 1, time_unit_for_report: "days" },
+      "4 days",
+      1,
+      1,
+    ],
+  ] as const)(
+    "draws %s's series, in the periods its arguments name",
+    async (tool, args, periods, lines, totals) => {
+      const h = await open();
+      await h.show(tool, args);
+      const chart = h.view.locator("figure.chart");
+      await chart.locator("svg .ct-point").first().waitFor({ state: "attached" });
+      expect(await h.view.locator("figcaption").textContent()).toBe(`${periods}, oldest first`);
+      expect(await chart.getAttribute("data-points")).toBe(periods.split(" ")[0]);
+      expect(await chart.locator(".ct-line").count()).toBe(lines);
+      expect(await h.view.locator(".totals tr").count()).toBe(totals);
+    },
+  );
 });

@@ -90,6 +90,27 @@ describe("real clients' registrations are accepted", () => {
     expect(oauth?.token_endpoint_auth_methods_supported).not.toContain("private_key_jwt");
   });
 
+  it.each([
+    ["/mcp", ["pager", "sheets", "marketing", "write"]],
+    ["/mcp/pager", ["pager"]],
+    ["/mcp/pager/readonly", ["pager"]],
+    ["/mcp/sheets", ["sheets", "write"]],
+    ["/mcp/sheets/readonly", ["sheets"]],
+    ["/mcp/pager+sheets", ["pager", "sheets", "write"]],
+    ["/mcp/pager+sheets/readonly/search", ["pager", "sheets"]],
+    ["/mcp/marketing:segments,broadcasts", ["marketing", "write"]],
+    ["/mcp/marketing:segments/readonly", ["marketing"]],
+    ["/mcp/sheets/search", ["sheets", "write"]],
+  ])("offers at %s only the scopes its tools can use", async (path, scopes) => {
+    const metadata = await (await fetch(`${d.url}/.well-known/oauth-protected-resource${path}`)).json();
+    expect(metadata).toEqual({
+      resource: `${d.url}${path}`,
+      authorization_servers: [d.url],
+      bearer_methods_supported: ["header"],
+      scopes_supported: scopes,
+    });
+  });
+
   it("Claude Code's metadata document, calling back on a port its loopback redirects do not name", async () => {
     const path = "/oauth/claude-code-client-metadata";
     cimd.serve(path, { body: { ...(await fixture("claude-code.json")), client_id: cimd.url(path) } });

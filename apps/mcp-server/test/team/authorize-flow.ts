@@ -171,3 +171,48 @@ export function builtinEnv(cimd: CimdHost): Record<string, string> {
     MCP_OAUTH_JWKS_URL: "",
   };
 }
+
+/** What the token endpoint issues for a code or a refresh. */
+export interface IssuedTokens {
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+  expires_in: number;
+}
+
+/**
+ * Tokens for `client` (a registered client and its one redirect URI) at `resource` (the MCP URL
+ * by default), through sign-in and consent in `as`'s browser, redeemed at once.
+ */
+export async function signedInTokens(
+  d: Deployment,
+  as: Browser,
+  client: { clientId: string; redirectUri: string },
+  resource = resourceOf(d),
+): Promise<IssuedTokens> {
+  const { verifier, challenge } = pkce();
+  const url = authorizeUrl(d, {
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    code_challenge: challenge,
+    resource,
+  });
+  const { callback } = await authorize(as, url, client.redirectUri);
+  const answer = await tokenRequest(d.url, redeemFields({ ...client, callback, verifier }, { resource }));
+  if (answer.status !== 200) throw new Error(`no tokens: ${JSON.stringify(answer.body)}`);
+  return answer.body as unknown as IssuedTokens;
+}
+
+/** A refresh (RFC 6749 §6) of `refreshToken` by the public client `clientId`; `extra` adds fields. */
+export const refresh = (
+  d: Deployment,
+  clientId: string,
+  refreshToken: string,
+  extra: Record<string, string> = {},
+): Promise<TokenAnswer> =>
+  tokenRequest(d.url, {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    refresh_token: refreshToken,
+    ...extra,
+  });

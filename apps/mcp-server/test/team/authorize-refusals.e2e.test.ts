@@ -1,6 +1,6 @@
 // The built-in authorization server refusing what it must (a wrong resource, audience or PKCE, a
-// replayed code, an unregistered redirect, bad metadata documents, a reused refresh token, a revoked
-// grant, a scope too narrow, a forged consent, an identity provider's answer in another browser),
+// replayed code, an unregistered redirect, bad metadata documents, a revoked refresh token, a scope
+// too narrow, a forged consent, an identity provider's answer in another browser),
 // each case on its own, against the built server (one replica on redis-server), the mock identity
 // provider and a loopback https host serving client metadata documents. Requests are made one at a
 // time with fetch and the test browser, so each step can be broken on purpose.
@@ -88,7 +88,7 @@ describe("the built-in authorization server refuses", () => {
     expect(header.typ).toBe("at+jwt");
     expect(payload).toMatchObject({ iss: d.url, aud: resourceOf(d), client_id: clientId });
     expect(payload.sub).toBe(`${d.idp.url}#alice`);
-    expect((payload.exp as number) - (payload.iat as number)).toBe(300);
+    expect((payload.exp as number) - (payload.iat as number)).toBe(3_600);
     expect(issued.refresh_token).toBeTruthy();
     const listed = await mcpRequest(d, issued.access_token, "tools/list");
     expect(listed.status).toBe(200);
@@ -307,30 +307,6 @@ describe("the built-in authorization server refuses", () => {
     });
   });
 
-  it("a rotated refresh token used again: invalid_grant, and its successor dies with it", async () => {
-    const issued = await tokens("alice");
-    const rotated = await tokenRequest(d.url, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: issued.refresh_token,
-    });
-    expect(rotated.status).toBe(200);
-    const successor = String(rotated.body.refresh_token);
-    expect(successor).not.toBe(issued.refresh_token);
-    const reuse = await tokenRequest(d.url, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: issued.refresh_token,
-    });
-    expect(reuse.body.error).toBe("invalid_grant");
-    const next = await tokenRequest(d.url, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: successor,
-    });
-    expect(next.body.error).toBe("invalid_grant");
-  });
-
   it("a refresh token revoked by its client (RFC 7009): invalid_grant; an unknown token is answered 200 all the same", async () => {
     const issued = await tokens("alice");
     const revoke = (token: string) =>
@@ -347,29 +323,6 @@ describe("the built-in authorization server refuses", () => {
       refresh_token: issued.refresh_token,
     });
     expect(refresh.body.error).toBe("invalid_grant");
-  });
-
-  it("a grant revoked at /connect: its refresh token gets invalid_grant; its access token lives until it expires", async () => {
-    const bob = browser({ user: "bob" });
-    const { verifier, challenge } = pkce();
-    const url = authorizeUrl(d, { client_id: clientId, redirect_uri: CALLBACK, code_challenge: challenge });
-    const { callback } = await authorize(bob, url, CALLBACK);
-    const issued = await tokenRequest(
-      d.url,
-      redeemFields({ clientId, redirectUri: CALLBACK, callback, verifier }),
-    );
-    const list = await bob.open(`${d.url}/connect`);
-    expect(list.text).toContain("Refusals test");
-    const revoked = await bob.submit(list, {}, /\/connect\/clients\/revoke$/);
-    expect(revoked.text).toContain("Revoked");
-    expect(revoked.text).not.toContain("Refusals test");
-    const refresh = await tokenRequest(d.url, {
-      grant_type: "refresh_token",
-      client_id: clientId,
-      refresh_token: String(issued.body.refresh_token),
-    });
-    expect(refresh.body.error).toBe("invalid_grant");
-    expect((await mcpRequest(d, String(issued.body.access_token), "tools/list")).status).toBe(200);
   });
 
   it("a call beyond the token's scopes: 403 insufficient_scope, naming the scopes it needs", async () => {

@@ -253,13 +253,25 @@ describe("clients connecting by URL alone to the built-in authorization server",
     const all = (await d.redis?.records()) ?? new Map<string, string>();
     const records = [...all].filter(([name]) => name.startsWith("tk:as:"));
     const names = records.map(([name]) => name ?? "");
-    for (const kind of ["keys", "Client:", "Grant:", "RefreshToken:", "approval:", "authorised:"])
+    for (const kind of [
+      "keys",
+      "Client:",
+      "Grant:",
+      "RefreshToken:",
+      "approval:",
+      "authorised:",
+      "clients",
+      "person-clients:",
+    ])
       expect(
         names.some((name) => name.startsWith(`tk:as:${kind}`)),
         kind,
       ).toBe(true);
-    // Locks, single-use claims and the registration counters hold no more than an owner or a count.
-    const plain = (name = "") => /:(lock|consumed)$/.test(name) || name.startsWith("tk:as:register:");
+    // Locks, single-use claims, the registration counters and the indexes (of hashes) hold no more
+    // than an owner, a count or hashes.
+    const indexes = ["tk:as:clients", "tk:as:person-clients:", "tk:as:register:"];
+    const plain = (name = "") =>
+      /:(lock|consumed)$/.test(name) || indexes.some((index) => name.startsWith(index));
     for (const [name, value] of records) if (!plain(name)) expect(value, name).toMatch(/^v1\./);
     const issued = providers.flatMap((provider) =>
       provider.history.flatMap((tokens) => [tokens.access_token, tokens.refresh_token ?? ""]),

@@ -10,15 +10,29 @@ import { envHost } from "@toolkits/core";
 import { createToolRegistry } from "@toolkits/core/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopeRefusal } from "../../src/http/scope-challenge.js";
-import { storeAdapter, UNUSED_CLIENT_TTL_MS } from "../../src/team/authorize/adapter.js";
+import {
+  CLIENTS_INDEX,
+  grantAlive,
+  grantClaim,
+  storeAdapter,
+  UNUSED_CLIENT_TTL_MS,
+} from "../../src/team/authorize/adapter.js";
 import { clientPolicy } from "../../src/team/authorize/clients.js";
-import { approvalRedirect } from "../../src/team/authorize/consent.js";
+import {
+  approvalRedirect,
+  approved,
+  authorisedClients,
+  remember,
+  revokeClient,
+} from "../../src/team/authorize/consent.js";
+import { indexEarlierRecords } from "../../src/team/authorize/indexes.js";
 import { KEY_LIFETIME_MS, serverKeys, verificationKeys } from "../../src/team/authorize/keys.js";
 import { registrationGate } from "../../src/team/authorize/registration.js";
 import { scopeRules } from "../../src/team/authorize/scopes.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
 import { TOOLKITS } from "../../src/toolkits.js";
 import { registries, scopesView, WHOLE, within } from "../../src/views.js";
+import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
 import { recordingLogger } from "./store-helpers.js";
 
 const TOOLS = Object.values(TOOLKITS).flatMap((kit) => kit.tools);
@@ -167,62 +181,166 @@ describe("client metadata", () => {
   });
 });
 
-describe("the store adapter and the keys", () => {
+/** A store whose whole-store walk fails the test: lookups must go by index. */
+const noWalks = (store: TeamStore): TeamStore => ({
+  ...store,
+  keys: (prefix) => Promise.reject(new Error(`walked the store for ${prefix}`)),
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(["file", "redis"] as const)("the store adapter and the keys on the %s store", (kind) => {
   let directory: string;
+  let redis: RedisServer | undefined;
   let store: TeamStore;
   const invalidGrant = (message: string) => new Error(`invalid_grant: ${message}`);
+  const adapter = (refreshGraceMs = 30_000) => storeAdapter(noWalks(store), { invalidGrant, refreshGraceMs });
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), "authorize-test-"));
-    const url = pathToFileURL(join(directory, "store.json")).href;
+    redis = kind === "redis" ? await startRedis() : undefined;
+    const url = redis?.url ?? pathToFileURL(join(directory, "store.json")).href;
     store = await openStore(
       { url, key: Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString("base64") },
       recordingLogger(),
     );
-  });
+  }, INSTALL_TIMEOUT_MS);
   afterAll(async () => {
     await store?.close();
+    await redis?.stop();
     await rm(directory, { recursive: true, force: true });
   });
 
   it("lets one of two concurrent uses of a code consume it; the other is refused as invalid_grant", async () => {
-    const Adapter = storeAdapter(store, invalidGrant);
-    const codes = new Adapter("AuthorizationCode");
+    const codes = new (adapter())("AuthorizationCode");
     await codes.upsert("code-1", { grantId: "grant-1" }, 60);
     const outcomes = await Promise.allSettled([codes.consume("code-1"), codes.consume("code-1")]);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
     expect((await codes.find("code-1"))?.consumed).toBeTypeOf("number");
   });
 
-  it("revokes everything of a grant", async () => {
-    const Adapter = storeAdapter(store, invalidGrant);
-    const tokens = new Adapter("RefreshToken");
-    await tokens.upsert("rt-1", { grantId: "grant-2" }, 600);
-    await tokens.upsert("rt-2", { grantId: "grant-3" }, 600);
-    await tokens.revokeByGrantId("grant-2");
-    expect(await tokens.find("rt-1")).toBeUndefined();
-    expect(await tokens.find("rt-2")).toBeDefined();
+  it("lets every one of seven concurrent refreshes with one refresh token rotate it, within the grace", async () => {
+    const tokens = new (adapter(300))("RefreshToken");
+    await tokens.upsert("rt-concurrent", { grantId: "grant-c" }, 600);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 7 }, () => tokens.consume("rt-concurrent")),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(7).fill("fulfilled"));
+    // Presented again within the grace, it reads as unused (the library issues a sibling)…
+    expect((await tokens.find("rt-concurrent"))?.consumed).toBeUndefined();
+    await sleep(500);
+    // …and after it, as used: the library's reuse detection revokes the grant.
+    expect((await tokens.find("rt-concurrent"))?.consumed).toBeTypeOf("number");
   });
 
-  it("keeps a registered client 90 days from its last use", async () => {
-    const clients = new (storeAdapter(store, invalidGrant))("Client");
+  it("without a grace, refuses the second of two concurrent rotations of a refresh token", async () => {
+    const tokens = new (adapter(0))("RefreshToken");
+    await tokens.upsert("rt-strict", { grantId: "grant-s" }, 600);
+    const outcomes = await Promise.allSettled([tokens.consume("rt-strict"), tokens.consume("rt-strict")]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+  });
+
+  it("revokes a grant by its one record, without walking the store: its tokens' grant is no longer alive", async () => {
+    const Adapter = adapter();
+    const grants = new Adapter("Grant");
+    await grants.upsert("grant-2", { accountId: "alice" }, 600);
+    await grants.upsert("grant-3", { accountId: "bob" }, 600);
+    await grants.revokeByGrantId("grant-2");
+    expect(await grantAlive(store, grantClaim("grant-2"))).toBe(false);
+    expect(await grantAlive(store, grantClaim("grant-3"))).toBe(true);
+    expect(await grants.find("grant-2")).toBeUndefined();
+  });
+
+  it("keeps a registered client 90 days from its last use, in the index of registered clients", async () => {
+    const clients = new (adapter())("Client");
     await clients.upsert("client-1", { client_id: "client-1" });
     const stored = await store.get<{ expiresAt: number }>(`tk:as:Client:${hashKey("client-1")}`);
     expect((stored?.expiresAt ?? 0) - Date.now()).toBeGreaterThan(UNUSED_CLIENT_TTL_MS - 60_000);
+    expect(await store.index(CLIENTS_INDEX).members()).toContain(hashKey("client-1"));
+    await clients.destroy("client-1");
+    expect(await store.index(CLIENTS_INDEX).members()).not.toContain(hashKey("client-1"));
   });
 
-  it("takes so many registrations per address an hour, and so many clients in all", async () => {
-    const admit = registrationGate(store, { perHour: 2, max: 3 });
+  it("takes so many registrations per address an hour and so many clients in all, counted by index, warning from 80 %", async () => {
+    const logger = recordingLogger();
+    const before = await store.index(CLIENTS_INDEX).count();
+    const admit = registrationGate(noWalks(store), logger, { perHour: 2, max: before + 5 });
     expect(await admit("192.0.2.1")).toBeUndefined();
     expect(await admit("192.0.2.1")).toBeUndefined();
     expect(await admit("192.0.2.1")).toMatchObject({ status: 429, body: { error: "invalid_request" } });
     expect(await admit("192.0.2.2")).toBeUndefined();
-    const clients = new (storeAdapter(store, invalidGrant))("Client");
-    for (const id of ["a", "b", "c"]) await clients.upsert(`capped-${id}`, { client_id: id });
-    expect(await admit("192.0.2.3")).toMatchObject({
+    expect(logger.lines.filter((line) => line.level === "warn")).toEqual([]);
+    const clients = new (adapter())("Client");
+    for (const id of ["a", "b", "c", "d"]) await clients.upsert(`capped-${id}`, { client_id: id });
+    expect(await admit("192.0.2.3")).toBeUndefined();
+    expect(logger.lines.find((line) => line.level === "warn")?.fields).toEqual({
+      registered: before + 4,
+      cap: before + 5,
+    });
+    await clients.upsert("capped-e", { client_id: "e" });
+    expect(await admit("192.0.2.4")).toMatchObject({
       status: 503,
       body: { error: "temporarily_unavailable" },
     });
+    const refusals = logger.lines.filter((line) => line.message === "oauth refused");
+    expect(refusals.map((line) => [line.fields?.step, line.fields?.error])).toEqual([
+      ["registration", "invalid_request"],
+      ["registration", "temporarily_unavailable"],
+    ]);
+  });
+
+  it("lists and revokes a person's authorised clients by their index, without walking the store; revoking ends the approvals", async () => {
+    const indexed = noWalks(store);
+    const approval = {
+      principal: "token:henry",
+      clientId: "https://client.example/metadata.json",
+      redirectUri: "https://client.example/callback",
+      resource: "https://mcp.example/mcp",
+      scopes: ["pager"],
+      metadata: "digest-1",
+    };
+    await remember(indexed, approval, { name: "Example client", grantId: "grant-h1" });
+    await remember(
+      indexed,
+      { ...approval, clientId: "other-client" },
+      { name: "Other", grantId: "grant-h2" },
+    );
+    expect((await authorisedClients(indexed, "token:henry")).map((client) => client.name).sort()).toEqual([
+      "Example client",
+      "Other",
+    ]);
+    expect(await approved(indexed, approval)).toBe(true);
+    expect(await revokeClient(indexed, "token:henry", approval.clientId)).toBe(true);
+    expect((await authorisedClients(indexed, "token:henry")).map((client) => client.name)).toEqual(["Other"]);
+    expect(await approved(indexed, approval)).toBe(false);
+    // Approved again at another redirect URI, the client's earlier approvals stay revoked.
+    await sleep(5);
+    const elsewhere = { ...approval, redirectUri: "https://client.example/elsewhere" };
+    await remember(indexed, elsewhere, { name: "Example client", grantId: "grant-h3" });
+    expect(await approved(indexed, elsewhere)).toBe(true);
+    expect(await approved(indexed, approval)).toBe(false);
+  });
+
+  it("indexes records written before the indexes once, on the first start that has them", async () => {
+    const person = hashKey("token:iris");
+    await store.set(`tk:as:authorised:${person}:${hashKey("legacy-client")}`, {
+      clientId: "legacy-client",
+      name: "Legacy",
+      scopes: ["pager"],
+      grantIds: [],
+      at: Date.now(),
+    });
+    await store.set(`tk:as:Client:${hashKey("legacy-registered")}`, { payload: {} }, 60_000);
+    const logger = recordingLogger();
+    await indexEarlierRecords(store, logger);
+    expect((await authorisedClients(noWalks(store), "token:iris")).map((client) => client.name)).toEqual([
+      "Legacy",
+    ]);
+    expect(await store.index(CLIENTS_INDEX).members()).toContain(hashKey("legacy-registered"));
+    expect(logger.lines.map((line) => line.message)).toContain(
+      "indexed the authorization server's earlier records",
+    );
+    // Once: a second start walks nothing.
+    await indexEarlierRecords(noWalks(store), logger);
   });
 
   it("makes the keys once, and replaces them when old, the previous still verifying", async () => {

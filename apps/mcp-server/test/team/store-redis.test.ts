@@ -1,10 +1,19 @@
-// The Redis store when Redis stops answering without closing anything: frozen with SIGSTOP, as a
-// hung host or a network partition leaves it. Every operation must end within its deadline, and
-// the store must recover by itself once Redis answers again.
+// The Redis store: the names its rate-limit counters have in Redis, and what it does when Redis
+// stops answering without closing anything: frozen with SIGSTOP, as a hung host or a network
+// partition leaves it. Every operation must end within its deadline, and the store must recover by
+// itself once Redis answers again.
 import { randomBytes } from "node:crypto";
 import { silentLogger } from "@toolkits/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, StoreUnavailable, type TeamStore, teamStore } from "../../src/team/store/index.js";
+import { registrationGate } from "../../src/team/authorize/registration.js";
+import { DEFAULT_RATE_LIMITS, personLimits } from "../../src/team/limits.js";
+import {
+  hashKey,
+  openStore,
+  StoreUnavailable,
+  type TeamStore,
+  teamStore,
+} from "../../src/team/store/index.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { createSealer } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
@@ -46,6 +55,26 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+describe("the Redis store's rate-limit counters", () => {
+  it("are named tk:limit:<budget>:<hash of the person> and tk:as:register:<hash of the address>", async () => {
+    const store = await openStore({ url: redis.url, key: KEY }, silentLogger);
+    try {
+      const limits = personLimits(store, DEFAULT_RATE_LIMITS, 0);
+      await limits.take("pager", "token:alice", undefined);
+      await limits.take("sheets-read", "token:alice", undefined);
+      expect(await registrationGate(store, silentLogger)("127.0.0.2")).toBeUndefined();
+      const counters = [...(await redis.records()).keys()].filter((key) => /limit|register/.test(key));
+      expect(counters.sort()).toEqual([
+        `tk:as:register:${hashKey("127.0.0.2")}`,
+        `tk:limit:pager:${hashKey("token:alice")}`,
+        `tk:limit:sheets-read:${hashKey("token:alice")}`,
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("the Redis store while Redis is frozen", () => {
   let store: TeamStore;
   const logger = recordingLogger();
@@ -65,7 +94,7 @@ describe("the Redis store while Redis is frozen", () => {
     async ({ frozenMs, reconnected }) => {
       logger.lines.length = 0;
       const connections = await redisInfo(redis.url, "total_connections_received");
-      const limiter = store.rateLimiter({ keyPrefix: "limit:pager", points: 100, durationS: 60 });
+      const limiter = store.rateLimiter({ keyPrefix: "tk:limit:pager", points: 100, durationS: 60 });
       await store.ready();
       process.kill(pid, "SIGSTOP");
       const frozenAt = performance.now();

@@ -163,6 +163,39 @@ describe.each(backends)("the team store over $name", (backend) => {
     expect(await store.keys("nothing:")).toEqual([]);
   });
 
+  it("tells whether a record lives without opening it: expired and absent ones do not", async () => {
+    const store = await open();
+    await store.set("tk:grant:live", { at: 1 });
+    await store.set("tk:grant:brief", { at: 2 }, 100);
+    expect(await store.has("tk:grant:live")).toBe(true);
+    expect(await store.has("tk:grant:brief")).toBe(true);
+    expect(await store.has("tk:grant:none")).toBe(false);
+    await sleep(250);
+    expect(await store.has("tk:grant:brief")).toBe(false);
+  });
+
+  it("keeps indexes whose members expire one by one, shared by every replica, counted without reading them", async () => {
+    const store = await open();
+    const other = await replica(store);
+    const index = store.index("tk:ix:clients");
+    await index.add("a", 60_000);
+    await index.add("b", 60_000);
+    await other.index("tk:ix:clients").add("brief", 100);
+    expect(await other.index("tk:ix:clients").count()).toBe(3);
+    await sleep(250);
+    expect(await index.count()).toBe(2);
+    expect((await other.index("tk:ix:clients").members()).sort()).toEqual(["a", "b"]);
+    // Adding again moves the expiry: a member in use outlives its first time to live.
+    await index.add("a", 100);
+    await index.remove("b");
+    expect(await index.members()).toEqual(["a"]);
+    await sleep(250);
+    expect(await index.count()).toBe(0);
+    expect(await store.index("tk:ix:none").members()).toEqual([]);
+    // The index went with its last member: nothing is left behind in the store.
+    expect(await store.keys("tk:ix:")).toEqual([]);
+  });
+
   it("serves core's StateStore under tk:kit:<prefix>, with hashed key names", async () => {
     const store = await open();
     const state = store.state("sheets");
@@ -182,7 +215,7 @@ describe.each(backends)("the team store over $name", (backend) => {
   it("counts rate limits in the store, shared by every replica, and says when to retry", async () => {
     const store = await open();
     const other = await replica(store);
-    const options = { keyPrefix: "limit:pager", points: 3, durationS: 60 };
+    const options = { keyPrefix: "tk:limit:pager", points: 3, durationS: 60 };
     const first = store.rateLimiter(options);
     const second = other.rateLimiter(options);
     expect([await first.consume("token:alice"), await second.consume("token:alice")]).toEqual([0, 0]);
@@ -193,7 +226,7 @@ describe.each(backends)("the team store over $name", (backend) => {
       expect(wait).toBeLessThanOrEqual(60_000);
     }
     expect(await second.consume("token:bob")).toBe(0);
-    const perSecond = store.rateLimiter({ keyPrefix: "limit:marketing", points: 1, durationS: 1 });
+    const perSecond = store.rateLimiter({ keyPrefix: "tk:limit:marketing", points: 1, durationS: 1 });
     expect(await perSecond.consume("token:alice")).toBe(0);
     expect(await perSecond.consume("token:alice")).toBeGreaterThan(0);
     if (backend.name === "redis") {
@@ -408,7 +441,7 @@ describe("the Redis store", () => {
     const store = await openStore({ url: own.url, key: KEY }, logger);
     try {
       await store.set("tk:conn:a", { accessToken: SECRET });
-      const limiter = store.rateLimiter({ keyPrefix: "limit:pager", points: 10, durationS: 60 });
+      const limiter = store.rateLimiter({ keyPrefix: "tk:limit:pager", points: 10, durationS: 60 });
       expect(await limiter.consume("token:alice")).toBe(0);
       await own.restart(async () => {
         const started = Date.now();

@@ -1,6 +1,6 @@
 // Campaign metrics: the series of a metrics tool (campaign, broadcast, newsletter, transactional,
-// and their link metrics) drawn over the periods with Chartist as SVG, one point per period, with
-// each series' total below.
+// their actions', journeys' and variants' metrics, and the link metrics of each) drawn over the
+// periods with Chartist as SVG, one point per period, with each series' total below.
 import { LineChart } from "chartist";
 import { h, trimmed } from "../ui/dom.js";
 import { type Data, type Shell, startView } from "../ui/view.js";
@@ -21,9 +21,12 @@ const PALETTE = ["#3b82f6", "#f59e0b", "#10b981", "#ef4444", "#8b5cf6", "#14b8a6
 const UNIT_ARGS = [
   "time_period_unit",
   "report_time_unit",
+  "report_period",
+  "reporting_period_unit",
   "time_unit_for_report",
   "version_1_time_unit",
   "resolution",
+  "metrics_resolution",
 ];
 const UNIT_WORDS: Record<string, string> = {
   hourly: "hours",
@@ -44,13 +47,18 @@ startView({
   },
 });
 
-/** The series of `metric.series`, or one per link (`links[].metric.series`), largest totals first. */
+/**
+ * The series of `metric.series` (delivery metrics) or `journey_metric` (a campaign's journeys: the
+ * same shape one level up), or one per link (`links[].metric.series`), largest totals first.
+ */
 function seriesOf(data: Data): Series[] {
   const numbers = (values: unknown) =>
     Array.isArray(values) ? values.map((value) => Number(value) || 0) : [];
   const all: Series[] = [];
   const metric = (data.metric as { series?: Record<string, unknown> } | undefined)?.series;
-  for (const [label, values] of Object.entries(metric ?? {})) all.push({ label, values: numbers(values) });
+  const journeys = data.journey_metric as Record<string, unknown> | undefined;
+  for (const [label, values] of Object.entries({ ...metric, ...journeys }))
+    all.push({ label, values: numbers(values) });
   for (const entry of (data.links as
     | { link?: { href?: string; id?: number }; metric?: { series?: Record<string, unknown> } }[]
     | undefined) ?? []) {

@@ -13,6 +13,12 @@ export interface BuiltinIssuer {
   audience: string;
   /** The public key named `kid`; undefined for a key it never had. */
   key(kid: string): KeyObject | undefined | Promise<KeyObject | undefined>;
+  /**
+   * Whether the grant a token names (its `gid` claim) is alive: revoking it (at /connect, by an
+   * operator, by a refresh token's reuse) ends its tokens at once, not when they expire.
+   * @throws TokensUncheckable when the store is out of reach.
+   */
+  grantAlive(claim: string): Promise<boolean>;
 }
 
 /**
@@ -27,11 +33,12 @@ export interface BuiltinTokens {
   claims(token: string): boolean;
   /**
    * Checks an access token (RFC 9068 `at+jwt`, RS256): signature by a key of the server, issuer,
-   * audience (the MCP URL or a connector URL beneath it), expiry, and the `sub` and `client_id`
-   * claims. Resolves to what the SDK's handlers are given: `resource` is the token's audience (the
+   * audience (the MCP URL or a connector URL beneath it), expiry, the `sub` and `client_id` claims,
+   * and that its grant (`gid`) is still alive. Resolves to what the SDK's handlers are given: `resource` is the token's audience (the
    * front door serves it only there and beneath), `extra.principal` the person (`sub`), and
    * `extra.scoped` marks the token's `scopes` as what narrows its view.
-   * @throws OAuthError (`invalid_token`) for any failure, saying which.
+   * @throws OAuthError (`invalid_token`) for any failure, saying which; TokensUncheckable when the
+   *   grant cannot be looked up now.
    */
   verify(token: string): Promise<AuthInfo>;
 }
@@ -56,7 +63,7 @@ export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) =>
           issuer: issuer.issuer,
           typ: "at+jwt",
           algorithms: ["RS256"],
-          requiredClaims: ["exp", "sub", "client_id"],
+          requiredClaims: ["exp", "sub", "client_id", GRANT_CLAIM],
           clockTolerance: OWN_CLOCK_SKEW_SECONDS,
         },
       ).catch((error: unknown) => {
@@ -67,6 +74,11 @@ export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) =>
         throw new OAuthError(
           OAuthErrorCode.InvalidToken,
           "Access token rejected: issued for another resource (aud)",
+        );
+      if (!(await issuer.grantAlive(String(payload[GRANT_CLAIM]))))
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          "Access token rejected: its authorization was revoked (sign in again)",
         );
       const scope = typeof payload.scope === "string" ? payload.scope : "";
       return {
@@ -80,6 +92,12 @@ export function builtinTokens(issuer: BuiltinIssuer, reject: (error: unknown) =>
     },
   };
 }
+
+/**
+ * The access-token claim naming its grant, which every request checks is alive: the hash of the
+ * grant's id (its record's key in the store), never the id.
+ */
+export const GRANT_CLAIM = "gid";
 
 /** Whether `url` is `base` or a path beneath it. */
 export const within = (url: string, base: string): boolean => url === base || url.startsWith(`${base}/`);

@@ -28,7 +28,10 @@ const MIN_TOKEN_LENGTH = 32;
 const MAKE_TOKEN = "Make one with `openssl rand -hex 32`.";
 
 /** The settings `authConfig` reads; the mode defaults to `external`. */
-export type AuthSettings = Omit<ServerOptions["auth"], "authorizationServer" | "cimdPrivateHosts"> &
+export type AuthSettings = Omit<
+  ServerOptions["auth"],
+  "authorizationServer" | "cimdPrivateHosts" | "accessTokenTtlS" | "refreshGraceS"
+> &
   Partial<Pick<ServerOptions["auth"], "authorizationServer">>;
 
 /** Where the server listens, which decides whether weak static tokens are refused or only warned about. */

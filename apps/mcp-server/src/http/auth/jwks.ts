@@ -1,13 +1,17 @@
 import type { Logger } from "@toolkits/core";
 import { createRemoteJWKSet, type JWTVerifyGetKey, errors as joseErrors } from "jose";
+import { TokensUncheckable } from "./unavailable.js";
 
 /**
  * The answer when a token could not be checked at all, because the issuer's key set (JWKS) is
  * out of reach: the caller should retry after `retryAfterSeconds`, not sign in again.
  */
-export class KeySetUnavailable extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super("Access tokens cannot be checked now: the authorization server's key set (JWKS) is unreachable.");
+export class KeySetUnavailable extends TokensUncheckable {
+  constructor(retryAfterSeconds: number) {
+    super(
+      "Access tokens cannot be checked now: the authorization server's key set (JWKS) is unreachable.",
+      retryAfterSeconds,
+    );
   }
 }
 

@@ -9,7 +9,8 @@ import type { Logger } from "@toolkits/core";
 import { errors as joseErrors, jwtVerify } from "jose";
 import { type BuiltinIssuer, builtinTokens } from "./builtin.js";
 import { type HttpAuthConfig, staticTokenMatcher, subjectPrincipal, tokenPrincipal } from "./config.js";
-import { KeySetUnavailable, remoteKeySet } from "./jwks.js";
+import { remoteKeySet } from "./jwks.js";
+import { TokensUncheckable } from "./unavailable.js";
 
 /** Exactly `Bearer <token>`: the SDK's parser would ignore anything after the token. */
 const BEARER_HEADER = /^Bearer \S+$/i;
@@ -22,7 +23,7 @@ const BEARER_REQUIRED =
  * Verifies an `Authorization` header through the SDK, refusing first one with anything after the
  * token. Without `resourceMetadataUrl` (no authorization server to point at), a missing header is
  * refused saying a bearer token is required.
- * @throws OAuthError for a missing, malformed or rejected token; KeySetUnavailable when it cannot be checked.
+ * @throws OAuthError for a missing, malformed or rejected token; TokensUncheckable when it cannot be checked now.
  */
 export async function authenticate(
   header: string | undefined,
@@ -86,7 +87,7 @@ export function tokenVerifier(
         requiredClaims: ["exp"],
         clockTolerance: CLOCK_SKEW_SECONDS,
       }).catch((error: unknown) => {
-        throw error instanceof KeySetUnavailable ? error : rejection(error);
+        throw error instanceof TokensUncheckable ? error : rejection(error);
       });
       if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
         throw new OAuthError(

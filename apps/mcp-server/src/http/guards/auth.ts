@@ -10,7 +10,7 @@ import { ANONYMOUS, type Caller } from "../../scope.js";
 import type { View } from "../../views.js";
 import { within } from "../auth/builtin.js";
 import { principalOf } from "../auth/config.js";
-import { KeySetUnavailable } from "../auth/jwks.js";
+import { TokensUncheckable } from "../auth/unavailable.js";
 import { authenticate, type TokenVerifier } from "../auth/verify.js";
 import { rpcError, sendResponse } from "../respond.js";
 
@@ -44,8 +44,8 @@ export interface AuthPolicy {
 
 /**
  * The one place that decides who is calling: a static token or a JWT from the `Authorization`
- * header, answered 401 with a challenge when missing or invalid, 503 with `Retry-After` while the
- * JWKS cannot be fetched, and (per user) 403 when the token names nobody. Resolves to the caller,
+ * header, answered 401 with a challenge when missing or invalid, 503 with `Retry-After` while tokens
+ * cannot be checked (the JWKS or the store out of reach), and (per user) 403 when the token names nobody. Resolves to the caller,
  * or undefined once it has answered.
  */
 export function authGuard(
@@ -64,7 +64,7 @@ export function authGuard(
           `Access token rejected: it was issued for ${bound}`,
         );
     } catch (error) {
-      if (error instanceof KeySetUnavailable)
+      if (error instanceof TokensUncheckable)
         rpcError(res, 503, error.message, { "retry-after": String(error.retryAfterSeconds) });
       else await sendResponse(res, bearerAuthChallengeResponse(error, { resourceMetadataUrl }));
       return undefined;

@@ -16,21 +16,45 @@ const CLIENT_TOUCH_MS = 24 * 3_600_000;
 
 /** Where the built-in authorization server keeps its records: `tk:as:<model>:<hash(id)>`. */
 export const AS_PREFIX = "tk:as:";
+/** The index of registered clients (members: the hashes of their ids), counted against the cap. */
+export const CLIENTS_INDEX = `${AS_PREFIX}clients`;
 
 const recordKey = (model: string, id: string) => `${AS_PREFIX}${model}:${hashKey(id)}`;
-const grantIndex = (grantId: string) => `${AS_PREFIX}by-grant:${hashKey(grantId)}:`;
 const uidIndex = (uid: string) => `${AS_PREFIX}Session-uid:${hashKey(uid)}`;
+/** The grant's record by the hash of its id, as access tokens carry it (GRANT_CLAIM). */
+const grantKey = (grantHash: string) => `${AS_PREFIX}Grant:${grantHash}`;
+
+/** The value of an access token's grant claim (`GRANT_CLAIM`) for a token of `grantId`. */
+export const grantClaim = (grantId: string): string => hashKey(grantId);
+
+/** How the adapter treats what it stores. */
+export interface AdapterPolicy {
+  /** The library's own `invalid_grant` error, for a code or refresh token used twice. */
+  invalidGrant(message: string): Error;
+  /**
+   * How long a rotated refresh token may be presented again, in milliseconds: clients that refresh
+   * concurrently (Gemini CLI sends several refreshes at once) each get a sibling under the grant.
+   */
+  refreshGraceMs: number;
+}
 
 /**
  * oidc-provider's storage adapter over the team store, so every replica serves every step: each
  * artifact sealed under `tk:as:<model>:<hash(id)>` (ids are codes and tokens: only their hashes
- * appear in key names), an index per grant for `revokeByGrantId`, one per session uid.
- * `consumed` is claimed once across replicas: of two concurrent exchanges of one code (or one
- * refresh token) only one wins; the other is refused as a reused code is (`invalid_grant`).
+ * appear in key names), one index per session uid, one of registered clients.
+ * A grant's codes and tokens live only while its record does (the library checks the grant on every
+ * exchange, the front door on every request), so revoking a grant removes that one record.
+ * `consumed` is claimed once across replicas: of two concurrent exchanges of one code only one wins;
+ * the other is refused as a reused code is (`invalid_grant`). A refresh token presented again within
+ * `refreshGraceMs` of its rotation counts as not yet used, so the library issues a sibling; after
+ * that, the library's reuse detection revokes the grant.
  * Dynamically registered clients expire after 90 days unused.
  * Every method rejects with StoreUnavailable when the store is out of reach.
  */
-export function storeAdapter(store: TeamStore, invalidGrant: (message: string) => Error) {
+export function storeAdapter(store: TeamStore, policy: AdapterPolicy) {
+  const clients = store.index(CLIENTS_INDEX);
+  /** Whether a refresh token used at `consumed` (epoch seconds) may still be presented again. */
+  const inGrace = (consumed: number) => Date.now() - consumed * 1000 < policy.refreshGraceMs;
   return class StoreAdapter {
     constructor(readonly model: string) {}
 
@@ -38,14 +62,16 @@ export function storeAdapter(store: TeamStore, invalidGrant: (message: string) =
       const ttlMs = expiresIn ? expiresIn * 1000 : this.model === "Client" ? UNUSED_CLIENT_TTL_MS : undefined;
       const expiresAt = ttlMs === undefined ? undefined : Date.now() + ttlMs;
       await store.set(recordKey(this.model, id), { payload, expiresAt } satisfies Stored, ttlMs);
-      if (payload.grantId)
-        await store.set(`${grantIndex(payload.grantId)}${this.model}:${hashKey(id)}`, true, ttlMs);
       if (this.model === "Session" && payload.uid) await store.set(uidIndex(payload.uid), id, ttlMs);
+      if (this.model === "Client") await clients.add(hashKey(id), ttlMs ?? UNUSED_CLIENT_TTL_MS);
     }
 
     async find(id: string): Promise<Payload | undefined> {
       const stored = await store.get<Stored>(recordKey(this.model, id));
-      if (stored && this.model === "Client") await touch(store, recordKey(this.model, id), stored);
+      if (stored && this.model === "Client") await touch(store, recordKey(this.model, id), stored, id);
+      const consumed = stored?.payload.consumed;
+      if (this.model === "RefreshToken" && consumed !== undefined && inGrace(consumed))
+        return { ...stored?.payload, consumed: undefined };
       return stored?.payload;
     }
 
@@ -62,15 +88,22 @@ export function storeAdapter(store: TeamStore, invalidGrant: (message: string) =
       const key = recordKey(this.model, id);
       const stored = await store.get<Stored>(key);
       if (!stored) return;
+      const rotating = this.model === "RefreshToken";
+      if (rotating && stored.payload.consumed !== undefined && inGrace(stored.payload.consumed)) return;
       const left = stored.expiresAt === undefined ? undefined : Math.max(1, stored.expiresAt - Date.now());
-      if (!(await store.tryLock(`${key}:consumed`, left ?? UNUSED_CLIENT_TTL_MS)))
-        throw invalidGrant("the code or token was already used");
+      if (!(await store.tryLock(`${key}:consumed`, left ?? UNUSED_CLIENT_TTL_MS))) {
+        // Another replica is rotating this very refresh token right now: that is the concurrent
+        // refresh the grace is for, so this one gets a sibling too.
+        if (rotating && policy.refreshGraceMs > 0) return;
+        throw policy.invalidGrant("the code or token was already used");
+      }
       stored.payload.consumed = Math.floor(Date.now() / 1000);
       await store.set(key, stored, left);
     }
 
     async destroy(id: string): Promise<void> {
       await store.delete(recordKey(this.model, id));
+      if (this.model === "Client") await clients.remove(hashKey(id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -79,20 +112,22 @@ export function storeAdapter(store: TeamStore, invalidGrant: (message: string) =
   };
 }
 
-/** Removes every artifact of `grantId` (codes, tokens, the grant itself). */
+/** Ends a grant: its codes and tokens are refused from the next request on (see `storeAdapter`). */
 export async function revokeGrant(store: TeamStore, grantId: string): Promise<void> {
-  const prefix = grantIndex(grantId);
-  for (const entry of await store.keys(prefix)) {
-    const [model, hash] = entry.slice(prefix.length).split(":");
-    if (model && hash) await store.delete(`${AS_PREFIX}${model}:${hash}`);
-    await store.delete(entry);
-  }
   await store.delete(recordKey("Grant", grantId));
 }
 
+/**
+ * Whether the grant an access token names (its GRANT_CLAIM) is still alive: one existence check,
+ * nothing opened. @throws StoreUnavailable when the store is out of reach.
+ */
+export const grantAlive = (store: TeamStore, grantHash: string): Promise<boolean> =>
+  store.has(grantKey(grantHash));
+
 /** Pushes a registered client's expiry back, at most once a day: it is in use. */
-async function touch(store: TeamStore, key: string, stored: Stored): Promise<void> {
+async function touch(store: TeamStore, key: string, stored: Stored, id: string): Promise<void> {
   const expiresAt = stored.expiresAt ?? 0;
   if (expiresAt - Date.now() > UNUSED_CLIENT_TTL_MS - CLIENT_TOUCH_MS) return;
   await store.set(key, { ...stored, expiresAt: Date.now() + UNUSED_CLIENT_TTL_MS }, UNUSED_CLIENT_TTL_MS);
+  await store.index(CLIENTS_INDEX).add(hashKey(id), UNUSED_CLIENT_TTL_MS);
 }

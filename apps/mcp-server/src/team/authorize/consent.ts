@@ -15,6 +15,8 @@ export interface Approval {
   scopes: readonly string[];
   /** A digest of the client's metadata as shown when approved: a changed client is asked about again. */
   metadata: string;
+  /** Epoch milliseconds of the approval (absent in records written before it was kept). */
+  at?: number;
 }
 
 /** A client a person has authorised, as kept for `/connect`'s list. */
@@ -24,15 +26,24 @@ export interface AuthorisedClient extends Shown {
   grantIds: string[];
   /** Epoch milliseconds of the latest approval. */
   at: number;
+  /**
+   * Epoch milliseconds since the client has been authorised without a break: approvals older than
+   * this were revoked with it (absent in records written before it was kept: every approval counts).
+   */
+  since?: number;
 }
 
 /** Approvals and authorised clients live as long as a grant can, in milliseconds (a year). */
-const APPROVAL_TTL_MS = 365 * 24 * 3_600_000;
+export const APPROVAL_TTL_MS = 365 * 24 * 3_600_000;
 /** The most grants remembered per person and client; older ones live on until they expire. */
 const MAX_GRANTS = 20;
 
-const personPrefix = (principal: string) => `tk:as:authorised:${hashKey(principal)}:`;
-const clientKey = (principal: string, clientId: string) => `${personPrefix(principal)}${hashKey(clientId)}`;
+/** Where a person's authorised clients are kept: `tk:as:authorised:<hash(person)>:<hash(client)>`. */
+export const AUTHORISED_PREFIX = "tk:as:authorised:";
+/** The index of the clients a person authorised (members: the hashes of the client ids), by the person's hash. */
+export const personIndex = (personHash: string) => `tk:as:person-clients:${personHash}`;
+const clientKey = (principal: string, clientHash: string) =>
+  `${AUTHORISED_PREFIX}${hashKey(principal)}:${clientHash}`;
 const approvalPrefix = (principal: string, clientId: string) =>
   `tk:as:approval:${hashKey(`${principal}\n${clientId}`)}:`;
 
@@ -57,13 +68,17 @@ const approvalKey = (approval: Pick<Approval, "principal" | "clientId" | "redire
   `${approvalPrefix(approval.principal, approval.clientId)}${hashKey(approvalRedirect(approval.redirectUri))}`;
 
 /**
- * Whether `asked` was approved before by the same person, for the same client (unchanged), redirect
- * URI and at least these scopes, at the same resource or one it lies beneath (a connector URL
- * narrows what was approved): then no consent page is shown.
+ * Whether `asked` was approved before by the same person, for the same client (unchanged, and
+ * not revoked since), redirect URI and at least these scopes, at the same resource or one it lies
+ * beneath (a connector URL narrows what was approved): then no consent page is shown.
  */
 export async function approved(store: TeamStore, asked: Approval): Promise<boolean> {
-  const known = await store.get<Approval>(approvalKey(asked));
-  if (!known || known.metadata !== asked.metadata) return false;
+  const [known, client] = await Promise.all([
+    store.get<Approval>(approvalKey(asked)),
+    store.get<AuthorisedClient>(clientKey(asked.principal, hashKey(asked.clientId))),
+  ]);
+  if (!known || !client || known.metadata !== asked.metadata) return false;
+  if ((known.at ?? 0) < (client.since ?? 0)) return false;
   if (typeof known.resource !== "string" || !within(asked.resource, known.resource)) return false;
   return asked.scopes.every((scope) => known.scopes.includes(scope));
 }
@@ -74,37 +89,45 @@ export async function remember(
   approval: Approval,
   client: { name: string; grantId: string },
 ): Promise<void> {
-  await store.set(approvalKey(approval), approval, APPROVAL_TTL_MS);
-  const key = clientKey(approval.principal, approval.clientId);
+  const now = Date.now();
+  await store.set(approvalKey(approval), { ...approval, at: now }, APPROVAL_TTL_MS);
+  const clientHash = hashKey(approval.clientId);
+  const key = clientKey(approval.principal, clientHash);
   const known = await store.get<AuthorisedClient>(key);
   const entry: AuthorisedClient = {
     clientId: approval.clientId,
     name: client.name,
     scopes: [...new Set([...(known?.scopes ?? []), ...approval.scopes])],
     grantIds: [client.grantId, ...(known?.grantIds ?? [])].slice(0, MAX_GRANTS),
-    at: Date.now(),
+    at: now,
+    since: known ? known.since : now,
   };
   await store.set(key, entry, APPROVAL_TTL_MS);
+  await store.index(personIndex(hashKey(approval.principal))).add(clientHash, APPROVAL_TTL_MS);
 }
 
-/** The clients `principal` has authorised, latest first. */
+/** The clients `principal` has authorised, latest first: O(their clients), never a walk of the store. */
 export async function authorisedClients(store: TeamStore, principal: string): Promise<AuthorisedClient[]> {
-  const keys = await store.keys(personPrefix(principal));
-  const found = await Promise.all(keys.map((key) => store.get<AuthorisedClient>(key)));
+  const hashes = await store.index(personIndex(hashKey(principal))).members();
+  const found = await Promise.all(
+    hashes.map((hash) => store.get<AuthorisedClient>(clientKey(principal, hash))),
+  );
   return found.filter((entry) => entry !== undefined).sort((a, b) => b.at - a.at);
 }
 
 /**
- * Revokes everything `principal` authorised `clientId` to do: its grants (with their codes and
- * refresh tokens, so a refresh answers `invalid_grant`; access tokens end within minutes) and the
- * approvals, so the client is asked about again. Resolves to whether there was anything.
+ * Revokes everything `principal` authorised `clientId` to do: its grants (their codes, refresh
+ * tokens and access tokens are refused from the next request on) and its approvals (the client is
+ * asked about again). Resolves to whether there was anything.
  */
 export async function revokeClient(store: TeamStore, principal: string, clientId: string): Promise<boolean> {
-  const key = clientKey(principal, clientId);
+  const clientHash = hashKey(clientId);
+  const key = clientKey(principal, clientHash);
   const known = await store.get<AuthorisedClient>(key);
   if (!known) return false;
-  for (const grantId of known.grantIds) await revokeGrant(store, grantId);
-  for (const approval of await store.keys(approvalPrefix(principal, clientId))) await store.delete(approval);
+  await Promise.all(known.grantIds.map((grantId) => revokeGrant(store, grantId)));
+  // Removing the record revokes the approvals: they count only while it is there (see `approved`).
   await store.delete(key);
+  await store.index(personIndex(hashKey(principal))).remove(clientHash);
   return true;
 }

@@ -3,18 +3,22 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { AnyToolDefinition, Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
 import type { BuiltinIssuer } from "../../http/auth/builtin.js";
+import { TokensUncheckable } from "../../http/auth/unavailable.js";
 import { json } from "../../http/respond.js";
 import { pathOf } from "../../pages.js";
 import { scopesView, type View } from "../../views.js";
 import type { AuthorisedClients } from "../connect/context.js";
 import { cookieSealer, type StoreKeys } from "../connect/pending.js";
 import type { Connections } from "../connections.js";
-import type { TeamStore } from "../store/index.js";
+import { StoreUnavailable, type TeamStore } from "../store/index.js";
+import { grantAlive } from "./adapter.js";
 import { authorisedClients, revokeClient } from "./consent.js";
+import { indexEarlierRecords } from "./indexes.js";
 import { type ConsentCookie, interactions } from "./interaction.js";
 import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
 import { logoCache } from "./logo.js";
-import { AS_PATH, createProvider, INTERACTION_PATH, type ProviderModule } from "./provider.js";
+import { AS_PATH, createProvider, INTERACTION_PATH, ONE_RESOURCE, type ProviderModule } from "./provider.js";
+import { logProviderRefusals } from "./refusals.js";
 import { registrationGate } from "./registration.js";
 import { type ScopeRules, scopeRules } from "./scopes.js";
 
@@ -29,17 +33,29 @@ export interface Prepared {
   keys: ServerKeys;
   store: TeamStore;
   logger: Logger;
+  lifetimes: Lifetimes;
+}
+
+/** How long tokens live, in seconds: `--access-token-ttl` and `--refresh-grace`. */
+export interface Lifetimes {
+  accessTokenTtlS: number;
+  refreshGraceS: number;
 }
 
 /**
- * Loads the library and the keys (made on the first start), before anything listens; then gives
+ * Loads the library and the keys (made on the first start), and indexes a store written before the
+ * indexes (once), before anything listens; then gives
  * the front door's view of the server (`issuer`) and the server itself (`serve`), once the public
  * URL is known.
  * @throws StoreUnavailable when the store is out of reach.
  */
-export async function prepare(store: TeamStore, logger: Logger) {
-  const [oidc, keys] = await Promise.all([createProvider.load(logger), serverKeys(store)]);
-  const prepared: Prepared = { oidc, keys, store, logger };
+export async function prepare(store: TeamStore, logger: Logger, lifetimes: Lifetimes) {
+  const [oidc, keys] = await Promise.all([
+    createProvider.load(logger),
+    serverKeys(store),
+    indexEarlierRecords(store, logger),
+  ]);
+  const prepared: Prepared = { oidc, keys, store, logger, lifetimes };
   return {
     issuer: (publicUrl: string) => builtinIssuer(prepared, publicUrl),
     serve: (deps: AuthorizationDeps) => authorizationServer(prepared, deps),
@@ -54,6 +70,14 @@ function builtinIssuer(prepared: Prepared, publicUrl: string): BuiltinIssuer {
   return {
     issuer: base,
     audience: `${base}/mcp`,
+    grantAlive: async (claim) => {
+      try {
+        return await grantAlive(prepared.store, claim);
+      } catch (error) {
+        if (error instanceof StoreUnavailable) throw new TokensUncheckable(error.message, 1);
+        throw error;
+      }
+    },
     key: async (kid) => {
       if (keys.has(kid) || Date.now() - reloadedAt < KEY_RELOAD_MS) return keys.get(kid);
       reloadedAt = Date.now();
@@ -103,9 +127,11 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
     store,
     privateHosts: deps.privateHosts,
     secure,
+    ...prepared.lifetimes,
     logger: prepared.logger,
   });
   adjust(provider, rules.supported);
+  logProviderRefusals(provider, prepared.logger);
   const interaction = interactions({
     provider,
     store,
@@ -119,7 +145,7 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
     logo: logoCache(store, createProvider.guardedFetch(prepared.oidc, provider)),
   });
   const callback = provider.callback();
-  const admit = registrationGate(store);
+  const admit = registrationGate(store, prepared.logger);
   return {
     owns: (path) => WELL_KNOWN.has(path) || path.startsWith(`${AS_PATH}/`),
     async serve(req, res) {
@@ -151,12 +177,18 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
 }
 
 /**
- * Two things the library's settings cannot say: the metadata lists this server's scopes (never
- * `offline_access`, which would make clients ask for it and for `prompt=consent`), and a client
- * asking for no scope is asked about all of them.
+ * Three things the library's settings cannot say: the metadata lists this server's scopes (never
+ * `offline_access`, which would make clients ask for it and for `prompt=consent`), a client
+ * asking for no scope is asked about all of them, and an authorization naming several resources
+ * is refused before it starts (the library would take it, and a token here is for one).
  */
 function adjust(provider: Provider, scopes: readonly string[]): void {
   provider.use(async (ctx, next) => {
+    if (ctx.path === `${AS_PATH}/authorize` && Array.isArray(ctx.query.resource)) {
+      ctx.status = 400;
+      ctx.body = { error: "invalid_target", error_description: ONE_RESOURCE };
+      return;
+    }
     if (ctx.path === `${AS_PATH}/authorize` && ctx.method === "GET" && !ctx.query.scope)
       ctx.query = { ...ctx.query, scope: scopes.join(" ") };
     await next();

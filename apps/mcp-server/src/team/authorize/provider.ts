@@ -1,10 +1,10 @@
 import type { Logger } from "@toolkits/core";
 import type { Configuration, KoaContextWithOIDC, Provider } from "oidc-provider";
-import { within } from "../../http/auth/builtin.js";
+import { GRANT_CLAIM, within } from "../../http/auth/builtin.js";
 import { SECURITY_HEADERS } from "../connect/respond.js";
 import { messagePage } from "../connect/templates.js";
 import type { TeamStore } from "../store/index.js";
-import { storeAdapter } from "./adapter.js";
+import { grantClaim, storeAdapter } from "./adapter.js";
 import { clientPolicy } from "./clients.js";
 import type { ServerKeys } from "./keys.js";
 
@@ -13,8 +13,6 @@ export const AS_PATH = "/oauth";
 /** Its interaction pages (sign-in and consent): `/oauth/interaction/<uid>`. */
 export const INTERACTION_PATH = `${AS_PATH}/interaction`;
 
-/** Access tokens live this long, in seconds (5 minutes). */
-export const ACCESS_TOKEN_TTL_S = 300;
 /** Refresh tokens live this long unused, in seconds (30 days); each use rotates to a new one. */
 const REFRESH_TOKEN_TTL_S = 30 * 24 * 3_600;
 /** A grant (a person's consent to a client, and what it issued) lives at most this long, in seconds. */
@@ -23,6 +21,10 @@ const GRANT_TTL_S = 365 * 24 * 3_600;
 const SESSION_TTL_S = 12 * 3_600;
 /** Time to sign in and consent, in seconds (10 minutes). */
 const INTERACTION_TTL_S = 600;
+
+/** Why a request naming `resource` more than once is refused: a token here is for one MCP URL. */
+export const ONE_RESOURCE =
+  "Name one resource: a token of this server is for one MCP URL (or connector URL).";
 
 /** What the provider is built from. */
 export interface ProviderSettings {
@@ -38,14 +40,11 @@ export interface ProviderSettings {
   privateHosts: readonly string[];
   /** Whether the public URL is https: cookies then get `Secure` and the `__Host-`/`__Secure-` prefixes. */
   secure: boolean;
+  /** How long access tokens live, in seconds (`--access-token-ttl`). */
+  accessTokenTtlS: number;
+  /** How long a rotated refresh token may be presented again, in seconds (`--refresh-grace`). */
+  refreshGraceS: number;
   logger: Logger;
-}
-
-/** The library, loaded once before the server listens. */
-export interface ProviderModule {
-  oidc: typeof import("oidc-provider");
-  /** Its fetch for outside resources: SSRF guard, 2.5 s, `fetch` from the configuration. */
-  fetchRequest: (provider: Provider, url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** The library, loaded once before the server listens. */
@@ -58,8 +57,9 @@ export interface ProviderModule {
 /**
  * oidc-provider set up as the authorization server of one MCP URL (see the README's "Connect from
  * claude.ai, ChatGPT, VS Code, Cursor and Claude Code"): code flow with PKCE (S256) only, RFC 8707
- * resource-bound JWT access tokens (`at+jwt`, 5 minutes), refresh tokens rotated on every use (a
- * reused one revokes its grant), RFC 7009 revocation, RFC 9207 `iss`, clients by metadata document
+ * resource-bound JWT access tokens (`at+jwt`, naming their grant, which the front door checks on
+ * every request), refresh tokens rotated on every use (presented again within the grace, a sibling;
+ * reused after it, the grant is revoked), RFC 7009 revocation, RFC 9207 `iss`, clients by metadata document
  * (CIMD) or dynamic registration, state in the team store. Its notices go to the logger, not the console.
  */
 export const createProvider = {
@@ -95,7 +95,10 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
   );
   const cookie = { httpOnly: true, sameSite: "lax" as const, signed: true };
   return {
-    adapter: storeAdapter(settings.store, (message) => new oidc.errors.InvalidGrant(message)),
+    adapter: storeAdapter(settings.store, {
+      invalidGrant: (message) => new oidc.errors.InvalidGrant(message),
+      refreshGraceMs: settings.refreshGraceS * 1000,
+    }),
     clients: [],
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
     jwks: { keys: settings.keys.signing },
@@ -122,7 +125,17 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
     scopes: ["openid"],
     pkce: { required: () => true },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
-    rotateRefreshToken: () => true,
+    // Asked before the library consumes the token: a refresh for a resource the grant lacks is
+    // refused here, while the token stays usable (the library would check only after rotating it).
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource;
+      const token = ctx.oidc.entities.RefreshToken;
+      if (typeof asked === "string" && token && !token.resourceIndicators.has(asked))
+        throw new oidc.errors.InvalidTarget("the refresh token was not granted for this resource");
+      return true;
+    },
+    extraTokenClaims: (_ctx, token) =>
+      "grantId" in token && token.grantId ? { [GRANT_CLAIM]: grantClaim(token.grantId) } : undefined,
     expiresWithSession: async () => false,
     // Consent is per person, client, redirect URI and scopes (consent.ts), given in this very
     // authorization: a grant is never reused because the browser's session knows the client.
@@ -132,7 +145,7 @@ function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings)
     },
     interactions: { url: async (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     routes: ROUTES,
-    ttl: TTL,
+    ttl: { ...TTL, AccessToken: settings.accessTokenTtlS },
     renderError: async (ctx: KoaContextWithOIDC, out) => {
       ctx.set({ ...SECURITY_HEADERS });
       ctx.type = "html";
@@ -167,12 +180,13 @@ function features(oidc: ProviderModule["oidc"], settings: ProviderSettings): Con
       enabled: true,
       defaultResource: async () => resource,
       useGrantedResource: async () => true,
-      getResourceServerInfo: async (_ctx, indicator) => {
+      getResourceServerInfo: async (ctx, indicator) => {
+        if (Array.isArray(ctx.oidc.params?.resource)) throw new oidc.errors.InvalidTarget(ONE_RESOURCE);
         if (!servedResource(indicator, resource)) throw new oidc.errors.InvalidTarget();
         return {
           scope: scopes.join(" "),
           audience: indicator,
-          accessTokenTTL: ACCESS_TOKEN_TTL_S,
+          accessTokenTTL: settings.accessTokenTtlS,
           accessTokenFormat: "jwt",
           jwt: { sign: { alg: "RS256" } },
         };
@@ -204,13 +218,12 @@ const ROUTES = {
 
 /** Lifetimes, in seconds. */
 const TTL = {
-  AccessToken: ACCESS_TOKEN_TTL_S,
   AuthorizationCode: 60,
   RefreshToken: REFRESH_TOKEN_TTL_S,
   Grant: GRANT_TTL_S,
   Session: SESSION_TTL_S,
   Interaction: INTERACTION_TTL_S,
-  IdToken: ACCESS_TOKEN_TTL_S,
+  IdToken: 300,
 };
 
 /** The provider's cookie names: `__Host-` (path /) and `__Secure-` (path-bound) prefixes over https. */

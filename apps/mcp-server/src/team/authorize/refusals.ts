@@ -1,4 +1,5 @@
 import type { Logger } from "@toolkits/core";
+import type { KoaContextWithOIDC, Provider } from "oidc-provider";
 
 /** The steps of connecting a client that the server may refuse, as the log names them. */
 export type RefusedStep =
@@ -31,5 +32,35 @@ export function logRefusal(logger: Logger, step: RefusedStep, refusal: Refusal):
     ...(refusal.clientId !== undefined && { client_id: refusal.clientId }),
     ...(refusal.error !== undefined && { error: refusal.error }),
     reason: refusal.reason,
+  });
+}
+
+/** An error oidc-provider answers with: its OAuth code, its description, and the detail it keeps to itself. */
+interface OAuthFailure {
+  error?: string;
+  error_description?: string;
+  /** What exactly went wrong ("refresh token already used"): logged, never answered. */
+  error_detail?: string;
+  message: string;
+}
+
+/**
+ * Logs the refusals oidc-provider decides itself, one line each: token requests (a code exchange
+ * or a refresh: a reused or revoked refresh token, a wrong PKCE verifier, a resource the grant
+ * lacks) and registrations whose metadata it refuses.
+ */
+export function logProviderRefusals(provider: Provider, logger: Logger): void {
+  const reasonOf = (error: OAuthFailure) =>
+    [error.error_description ?? error.message, error.error_detail].filter(Boolean).join(": ");
+  provider.on("grant.error", (ctx: KoaContextWithOIDC, error: OAuthFailure) => {
+    const refreshing = ctx.oidc.params?.grant_type === "refresh_token";
+    logRefusal(logger, refreshing ? "refresh" : "token", {
+      clientId: ctx.oidc.client?.clientId,
+      error: error.error,
+      reason: reasonOf(error),
+    });
+  });
+  provider.on("registration_create.error", (_ctx: KoaContextWithOIDC, error: OAuthFailure) => {
+    logRefusal(logger, "registration", { error: error.error, reason: reasonOf(error) });
   });
 }

@@ -12,6 +12,8 @@ export interface ScopeRules {
   needs(tool: AnyToolDefinition): readonly string[];
   /** The same, by a tool's canonical name (`Pager.WhoAmI`); undefined for a name of no tool. */
   needsOf(name: string): readonly string[] | undefined;
+  /** The scopes the tools `admits` lets through can use (a URL's view): `supported`, narrowed. */
+  supportedBy(admits: (tool: AnyToolDefinition) => boolean): string[];
 }
 
 /** The rules over `tools`, the server's own selection: one scope per toolkit, one for writes. */
@@ -24,10 +26,10 @@ export function scopeRules(tools: readonly AnyToolDefinition[]): ScopeRules {
     ...(tool.hints.readOnly ? [] : [WRITE_SCOPE]),
   ];
   const byName = new Map(tools.map((tool) => [tool.name, needs(tool)]));
-  const served = new Set(tools.map((tool) => toolkitOf.get(tool.name) ?? ""));
-  const supported = [
-    ...Object.keys(TOOLKITS).filter((id) => served.has(id)),
-    ...(tools.some((tool) => !tool.hints.readOnly) ? [WRITE_SCOPE] : []),
-  ];
-  return { supported, needs, needsOf: (name) => byName.get(name) };
+  const supportedBy = (admits: (tool: AnyToolDefinition) => boolean) => {
+    const admitted = tools.filter(admits);
+    const used = new Set(admitted.flatMap(needs));
+    return [...Object.keys(TOOLKITS), WRITE_SCOPE].filter((scope) => used.has(scope));
+  };
+  return { supported: supportedBy(() => true), needs, needsOf: (name) => byName.get(name), supportedBy };
 }

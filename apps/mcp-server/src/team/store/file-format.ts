@@ -35,3 +35,15 @@ export function formatEntries(entries: Map<string, Entry>, now: number): string 
   const live = [...entries].filter(([, entry]) => entry.expiresAt === undefined || entry.expiresAt > now);
   return `${JSON.stringify({ version: 1, entries: Object.fromEntries(live) })}\n`;
 }
+
+/** The live members of an index stored as one entry (a JSON object of member → expiry, epoch ms). */
+export function indexMembers(entry: Entry | undefined, now: number): Map<string, number> {
+  const stored = JSON.parse(entry?.value ?? "{}") as Record<string, number>;
+  return new Map(Object.entries(stored).filter(([, expiresAt]) => expiresAt > now));
+}
+
+/** The entry holding an index's `members`, expiring with the latest; undefined for an empty index. */
+export function indexEntry(members: Map<string, number>): Entry | undefined {
+  if (!members.size) return undefined;
+  return { value: JSON.stringify(Object.fromEntries(members)), expiresAt: Math.max(...members.values()) };
+}

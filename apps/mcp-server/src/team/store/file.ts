@@ -1,12 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "@toolkits/core";
-import { RateLimiterMemory } from "rate-limiter-flexible";
 import { privateDirectory, writePrivateFile } from "../../files.js";
 import { withDeadline } from "./deadline.js";
-import { type Entry, formatEntries, parseEntries } from "./file-format.js";
-import { type KeyValueStore, type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
-import { wrapLimiter } from "./limiter.js";
+import { type Entry, formatEntries, indexEntry, indexMembers, parseEntries } from "./file-format.js";
+import { type KeyValueStore, StoreUnavailable } from "./kv.js";
+import { memoryLimiters } from "./limiter.js";
 import { FileLock, FileLocked, type FileLockOptions } from "./lock.js";
 
 /** Options for `openFileStore`; the defaults suit production, tests shorten them. */
@@ -50,7 +49,6 @@ class FileStore implements KeyValueStore {
   /** Whether the last write failed, leaving changes in memory only. */
   #unwritten = false;
   #closed = false;
-  #limiters = new Map<string, RateLimiter>();
   /** The problem last logged, so it is logged once until the file works again. */
   #reported: string | undefined;
   readonly now: () => number;
@@ -119,29 +117,46 @@ class FileStore implements KeyValueStore {
     return true;
   }
 
+  async has(key: string): Promise<boolean> {
+    return this.#live(await this.#load(), key) !== undefined;
+  }
+
+  async indexAdd(key: string, member: string, expiresAt: number): Promise<void> {
+    await this.#changeIndex(key, (members) => members.set(member, expiresAt));
+  }
+
+  async indexRemove(key: string, member: string): Promise<void> {
+    await this.#changeIndex(key, (members) => members.delete(member));
+  }
+
+  async indexMembers(key: string): Promise<string[]> {
+    return [...this.#index(await this.#load(), key).keys()];
+  }
+
+  async indexCount(key: string): Promise<number> {
+    return this.#index(await this.#load(), key).size;
+  }
+
+  #index(entries: Map<string, Entry>, key: string): Map<string, number> {
+    return indexMembers(this.#live(entries, key), this.now());
+  }
+
+  async #changeIndex(key: string, change: (members: Map<string, number>) => unknown): Promise<void> {
+    const entries = await this.#load();
+    const members = this.#index(entries, key);
+    change(members);
+    const entry = indexEntry(members);
+    if (entry) entries.set(key, entry);
+    else entries.delete(key);
+    await this.#flush(entries);
+  }
+
   async keys(prefix: string): Promise<string[]> {
     const entries = await this.#load();
     return [...entries.keys()].filter((key) => key.startsWith(prefix) && this.#live(entries, key));
   }
 
-  rateLimiter(options: RateLimiterOptions) {
-    // Counters live in the limiter object, so every limiter asked for with the same options is one.
-    const id = JSON.stringify([options.keyPrefix, options.points, options.durationS]);
-    let limiter = this.#limiters.get(id);
-    if (!limiter) {
-      const counters = new RateLimiterMemory({
-        keyPrefix: options.keyPrefix,
-        points: options.points,
-        duration: options.durationS,
-      });
-      limiter = wrapLimiter(
-        counters,
-        (error) => new StoreUnavailable("rate limiter failed", { cause: error }),
-      );
-      this.#limiters.set(id, limiter);
-    }
-    return limiter;
-  }
+  readonly rateLimiter = memoryLimiters();
 
   async ready(timeoutMs: number): Promise<void> {
     const check = async () => {

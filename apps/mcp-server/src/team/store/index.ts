@@ -33,7 +33,11 @@ export interface TeamStore {
   take<T = unknown>(key: string): Promise<T | undefined>;
   /** Removes `key`; resolves to whether it existed. */
   delete(key: string): Promise<boolean>;
-  /** Live keys starting with `prefix`. */
+  /** Whether `key` holds a live record, without opening it: cheap enough for every request. */
+  has(key: string): Promise<boolean>;
+  /** The index under `key`: names (hashes) of records, each live for its own time (see StoreIndex). */
+  index(key: string): StoreIndex;
+  /** Live keys starting with `prefix`: a walk of the whole store, for tests and one-time migrations only. */
   keys(prefix: string): Promise<string[]>;
   /**
    * Takes the lock `key` for at most `ttlMs` milliseconds, across every process on this store.
@@ -43,8 +47,8 @@ export interface TeamStore {
   tryLock(key: string, ttlMs: number): Promise<(() => Promise<void>) | undefined>;
   /**
    * A rate limiter counting in this store (shared by every replica). Its counters live under
-   * `tk:<keyPrefix>:` (so `limit:pager` counts under `tk:limit:pager:`), each named by the hash of
-   * the key given to `consume` (a principal may be passed as it is).
+   * `<keyPrefix>:`, named like every other key (`tk:limit:pager` counts under `tk:limit:pager:`),
+   * each by the hash of the key given to `consume` (a principal may be passed as it is).
    */
   rateLimiter(options: RateLimiterOptions): RateLimiter;
   /**
@@ -60,6 +64,21 @@ export interface TeamStore {
   ready(): Promise<void>;
   /** Waits for pending writes (within the deadline), closes connections; the store is unusable then. */
   close(): Promise<void>;
+}
+
+/**
+ * A set of names kept beside the records they name, so that what belongs to one person or client
+ * is found without walking the store: each member lives until its own expiry and then drops out.
+ * Members are hashes, never a secret or a person's id: an index is not sealed.
+ */
+export interface StoreIndex {
+  /** Adds `member` (or moves its expiry) for `ttlMs` milliseconds from now. */
+  add(member: string, ttlMs: number): Promise<void>;
+  remove(member: string): Promise<void>;
+  /** The live members, in no order. */
+  members(): Promise<string[]>;
+  /** How many members are live (O(log n) on Redis). */
+  count(): Promise<number>;
 }
 
 /** How to open the store, from `MCP_STORE_URL`, `MCP_STORE_KEY` and `MCP_STORE_KEY_PREVIOUS`. */
@@ -133,6 +152,13 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
     set: async (key, value, ttlMs) => kv.set(key, seal(key, value), ttlMs),
     take: async (key) => open(key, await kv.take(key), false),
     delete: (key) => kv.delete(key),
+    has: (key) => kv.has(key),
+    index: (key) => ({
+      add: (member, ttlMs) => kv.indexAdd(key, member, Date.now() + ttlMs),
+      remove: (member) => kv.indexRemove(key, member),
+      members: () => kv.indexMembers(key),
+      count: () => kv.indexCount(key),
+    }),
     keys: (prefix) => kv.keys(prefix),
     async tryLock(key, ttlMs) {
       // The owner's token makes the release conditional: a holder whose lock expired and passed
@@ -146,7 +172,7 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
       };
     },
     rateLimiter(options) {
-      const limiter = kv.rateLimiter({ ...options, keyPrefix: `tk:${options.keyPrefix}` });
+      const limiter = kv.rateLimiter(options);
       return { consume: (key) => limiter.consume(hashKey(key)) };
     },
     state(prefix) {

@@ -25,7 +25,21 @@ export interface KeyValueStore {
    * written meanwhile (a refreshed token) is never overwritten by the older one.
    */
   replaceIf(key: string, expected: string, value: string): Promise<boolean>;
-  /** Every live key starting with `prefix`. */
+  /** Whether `key` holds a live value: nothing is read or opened (a cheap check on every request). */
+  has(key: string): Promise<boolean>;
+  /**
+   * Adds `member` to the index `key`, live until `expiresAt` (epoch milliseconds), moving its expiry
+   * when it is there already; members past their expiry drop out. The index itself expires with its
+   * last member. An index holds names (hashes), never a secret or a person: it is not sealed.
+   */
+  indexAdd(key: string, member: string, expiresAt: number): Promise<void>;
+  /** Removes `member` from the index `key`. */
+  indexRemove(key: string, member: string): Promise<void>;
+  /** The live members of the index `key`, in no order. */
+  indexMembers(key: string): Promise<string[]>;
+  /** How many live members the index `key` has, without reading them. */
+  indexCount(key: string): Promise<number>;
+  /** Every live key starting with `prefix`: a walk of the whole store, for tests and one-time migrations. */
   keys(prefix: string): Promise<string[]>;
   /** A limiter whose counters live in this store, shared by every process using it. */
   rateLimiter(options: RateLimiterOptions): RateLimiter;
@@ -41,7 +55,7 @@ export interface KeyValueStore {
 
 /** A fixed-window budget: `points` requests per `durationS` seconds, per key. */
 export interface RateLimiterOptions {
-  /** Namespace of the limiter's counters, e.g. `limit:pager`. */
+  /** Where the limiter's counters live, named like every key (`tk:limit:pager`). */
   keyPrefix: string;
   points: number;
   durationS: number;

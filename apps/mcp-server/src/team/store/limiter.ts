@@ -1,5 +1,5 @@
-import { type RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible";
-import type { RateLimiter } from "./kv.js";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 
 /**
  * Our RateLimiter over one of rate-limiter-flexible's: its refusal (a rejected RateLimiterRes)
@@ -20,5 +20,30 @@ export function wrapLimiter(
         throw unavailable(error);
       }
     },
+  };
+}
+
+/**
+ * Rate limiters counting in this process's memory (the file store's: one process owns the file).
+ * Counters live in the limiter object, so every limiter asked for with the same options is one.
+ */
+export function memoryLimiters(): (options: RateLimiterOptions) => RateLimiter {
+  const made = new Map<string, RateLimiter>();
+  return (options) => {
+    const id = JSON.stringify([options.keyPrefix, options.points, options.durationS]);
+    let limiter = made.get(id);
+    if (!limiter) {
+      const counters = new RateLimiterMemory({
+        keyPrefix: options.keyPrefix,
+        points: options.points,
+        duration: options.durationS,
+      });
+      limiter = wrapLimiter(
+        counters,
+        (error) => new StoreUnavailable("rate limiter failed", { cause: error }),
+      );
+      made.set(id, limiter);
+    }
+    return limiter;
   };
 }

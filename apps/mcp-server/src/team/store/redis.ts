@@ -28,6 +28,15 @@ const DELETE_IF = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.ca
 // Replaces the value only while it holds the expected one; KEEPTTL leaves its expiry as it was.
 const REPLACE_IF = `if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('set', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
 
+// An index is a sorted set scored by each member's expiry. A change drops the members already
+// expired and has the index expire with its latest member (a sorted set has no expiry of its own).
+const INDEX_EXPIRY = `redis.call('zremrangebyscore', KEYS[1], '-inf', ARGV[1])
+local last = redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('pexpireat', KEYS[1], last[2]) end
+return 1`;
+const INDEX_ADD = `redis.call('zadd', KEYS[1], ARGV[2], ARGV[3])\n${INDEX_EXPIRY}`;
+const INDEX_REMOVE = `redis.call('zrem', KEYS[1], ARGV[2])\n${INDEX_EXPIRY}`;
+
 // Server replies that mean "not now" rather than "wrong": the caller may retry shortly.
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|OOM|NOREPLICAS)\b/;
 
@@ -108,6 +117,21 @@ export async function redisStore(
       run(
         async () => Number(await client.eval(REPLACE_IF, { keys: [key], arguments: [expected, value] })) > 0,
       ),
+    has: (key) => run(async () => (await client.exists(key)) > 0),
+    indexAdd: (key, member, expiresAt) =>
+      run(async () => {
+        await client.eval(INDEX_ADD, {
+          keys: [key],
+          arguments: [String(Date.now()), String(expiresAt), member],
+        });
+      }),
+    indexRemove: (key, member) =>
+      run(async () => {
+        await client.eval(INDEX_REMOVE, { keys: [key], arguments: [String(Date.now()), member] });
+      }),
+    indexMembers: (key) =>
+      run(async () => (await client.zRangeByScore(key, `(${Date.now()}`, "+inf")).map(String)),
+    indexCount: (key) => run(async () => Number(await client.zCount(key, `(${Date.now()}`, "+inf"))),
     async keys(prefix) {
       // SCAN walks the keyspace in steps (KEYS would block Redis), each within the deadline, so a
       // large keyspace takes more steps rather than failing; it may repeat a key.
