@@ -122,7 +122,9 @@ describe(`Gemini CLI ${GEMINI_CLI_VERSION} through the built-in authorization se
     const { code, output, offered, results } = await ask();
     expect(code, output).toBe(0);
     expect(home.opened).toHaveLength(1);
-    expect(home.opened[0]).toMatch(new RegExp(`^${front.url}/oauth/authorize\\?`));
+    const opened = new URL(home.opened[0] ?? "");
+    expect(`${opened.origin}${opened.pathname}`).toBe(`${front.url}/oauth/authorize`);
+    expect(opened.searchParams.get("resource")).toBe(`${front.url}/mcp`);
     const [registration, ...more] = exchanges("/oauth/register");
     expect(more).toEqual([]);
     expect(registration?.status).toBe(201);

@@ -13,7 +13,9 @@
 // - mcp/oauth-token-storage.ts `isTokenExpired`: a token within 5 minutes of its expiry counts as
 //   expired, and tokens live in ~/.gemini/mcp-oauth-tokens.json;
 // - mcp/stored-token-provider.ts: once tokens are stored, each MCP request of a new process asks for
-//   a token, and while it counts as expired each one refreshes with the stored refresh token, at once.
+//   a token, and while it counts as expired each one refreshes with the stored refresh token, at once;
+//   after a failed refresh the tokens are deleted, and the SDK registers a new client with no
+//   redirect URIs or grant types, under which it presents its refresh token again.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
