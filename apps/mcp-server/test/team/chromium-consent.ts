@@ -23,19 +23,30 @@ export async function consentInChromium(
 ): Promise<void> {
   d.idp.signInAs(user);
   const page = await context.newPage();
-  await page.goto(url);
-  await page.getByText("Allow access?").waitFor();
-  if (options.connectPager) {
-    d.pagerAuth.signInAs(user);
-    const [tab] = await Promise.all([
-      context.waitForEvent("page"),
-      page.getByRole("link", { name: "Connect PagerDuty" }).click(),
-    ]);
-    await tab.getByText("Connected PagerDuty").waitFor();
-    await tab.close();
+  try {
+    await page.goto(url);
+    await page.getByText("Allow access?").waitFor();
+    if (options.connectPager) {
+      d.pagerAuth.signInAs(user);
+      const [tab] = await Promise.all([
+        context.waitForEvent("page"),
+        page.getByRole("link", { name: "Connect PagerDuty" }).click(),
+      ]);
+      await tab.getByText("Connected PagerDuty").waitFor();
+      await tab.close();
+    }
+    for (const scope of options.untick ?? [])
+      await page.locator(`input[name=scope][value=${scope}]`).uncheck();
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((target) => target.href.includes("/callback?"));
+  } catch (error) {
+    // Where the browser got stuck says more than the step that timed out.
+    const shown =
+      (await page
+        .locator("body")
+        .textContent({ timeout: 1_000 })
+        .catch(() => "")) ?? "";
+    throw new Error(`${String(error)}\nat ${page.url()}: ${shown.slice(0, 500)}`);
   }
-  for (const scope of options.untick ?? []) await page.locator(`input[name=scope][value=${scope}]`).uncheck();
-  await page.getByRole("button", { name: "Allow" }).click();
-  await page.waitForURL((target) => target.href.includes("/callback?"));
   await page.close();
 }
