@@ -140,6 +140,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         identifyToken: auth?.staticTokens.some((entry) => entry.name) ? namedTokenPrincipal(auth) : undefined,
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
         authorised: () => authorization?.clients,
+        endAuthorizationSession: async (request) => (await authorization?.endSession(request)) ?? [],
       });
       const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
       authorization = builtin?.serve({

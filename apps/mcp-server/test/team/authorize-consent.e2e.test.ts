@@ -1,5 +1,5 @@
 // The consent rules of the built-in authorization server, on a deployment whose public URL is https
-// (TLS ending in front of it, as for a team): its cookies are `__Host-` or `__Secure-`, `Secure`,
+// (TLS ending in front of it, as for a team): its cookies (and /connect's) are `__Host-` or `__Secure-`, `Secure`,
 // `HttpOnly` and `SameSite=Lax`; the consent page cannot be framed; an approval is remembered per
 // person, client, redirect URI and scopes and asked again when any changes or on `prompt=consent`;
 // a consent cookie counts only for the authorization it was shown for. People sign in with a named
@@ -150,6 +150,16 @@ describe("consent on a deployment behind TLS", () => {
       expect(line.toLowerCase(), line).toContain("; httponly");
       expect(line.toLowerCase(), line).toContain("samesite=lax");
       if (line.startsWith("__Host-")) expect(line.toLowerCase()).toContain("path=/;");
+    }
+  });
+
+  it("sets every cookie whose path is / as __Host- (the /connect session's too): no other site can plant one", () => {
+    const whole = browser.setCookies.filter((line) => /;\s*path=\/(;|$)/i.test(line));
+    expect(whole.some((line) => line.startsWith("__Host-toolkits_connect="))).toBe(true);
+    for (const line of whole) {
+      expect(line, line).toMatch(/^__Host-/);
+      expect(line.toLowerCase(), line).toContain("; secure");
+      expect(line.toLowerCase(), line).not.toContain("domain=");
     }
   });
 

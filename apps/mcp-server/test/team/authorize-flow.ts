@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "./browser.js";
 import type { CimdHost } from "./cimd-host.js";
-import type { Deployment } from "./deployment.js";
+import type { Deployment, Replica } from "./deployment.js";
 
 /** A PKCE pair (S256). */
 export function pkce(): { verifier: string; challenge: string } {
@@ -170,6 +170,34 @@ export function builtinEnv(cimd: CimdHost): Record<string, string> {
     MCP_OAUTH_AUDIENCE: "",
     MCP_OAUTH_JWKS_URL: "",
   };
+}
+
+/** One `oauth refused` line of a replica's log: the step refused, the client, the error and why. */
+export interface RefusalLine {
+  step: string;
+  client_id?: string;
+  error?: string;
+  reason: string;
+}
+
+/**
+ * The `oauth refused` lines `replica` logged after the first `from` characters of its log (see
+ * `replica.stderr()`), once they stop coming: lines are written as the answer goes out, so a
+ * test asks after a short wait, until `atLeast` have arrived (or 5 s have passed), and then a little more.
+ */
+export async function refusalLines(replica: Replica, from: number, atLeast = 1): Promise<RefusalLine[]> {
+  const read = () =>
+    replica
+      .stderr()
+      .slice(from)
+      .split("\n")
+      .filter((line) => line.includes('"msg":"oauth refused"'))
+      .map((line) => JSON.parse(line) as RefusalLine);
+  const until = Date.now() + 5_000;
+  while (read().length < atLeast && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return read();
 }
 
 /** What the token endpoint issues for a code or a refresh. */

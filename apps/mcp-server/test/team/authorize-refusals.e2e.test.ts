@@ -25,7 +25,7 @@ import {
   tokenRequest,
 } from "./authorize-flow.js";
 import { browser } from "./browser.js";
-import { type CimdHost, type Served, startCimdHost } from "./cimd-host.js";
+import { type CimdHost, startCimdHost } from "./cimd-host.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
 import { type Deployment, startDeployment } from "./deployment.js";
 import { MemoryProvider, startCallback } from "./oauth-client.js";
@@ -260,36 +260,6 @@ describe("the built-in authorization server refuses", () => {
       const { consent, callback } = await authorizeDocument("/good.json");
       expect(consent?.text).toContain(`its identity is published at ${cimd.host}`);
       expect(callback?.searchParams.get("code")).toBeTruthy();
-    });
-
-    it.each<[string, (url: string) => Served]>([
-      [
-        "whose client_id is not its URL",
-        () => ({ body: { ...GOOD, client_id: "https://elsewhere.example/c.json" } }),
-      ],
-      [
-        "answered with a redirect",
-        () => ({ status: 302, headers: { location: "https://elsewhere.example/c.json" } }),
-      ],
-      ["over 5 KB", (url) => ({ body: { ...GOOD, client_id: url, padding: "x".repeat(6_000) } })],
-      ["that takes longer than 2.5 s", (url) => ({ body: { ...GOOD, client_id: url }, delayMs: 3_500 })],
-      [
-        "carrying a client secret",
-        (url) => ({ body: { ...GOOD, client_id: url, client_secret: "shared-secret" } }),
-      ],
-    ])("%s is refused (invalid_client), and the refusal is not kept", async (name, make) => {
-      const path = `/refused-${name.split(" ").join("-")}.json`;
-      cimd.serve(path, make(cimd.url(path)));
-      let fetched = 0;
-      for (const _attempt of [1, 2]) {
-        const { page, callback } = await authorizeDocument(path);
-        expect(callback).toBeUndefined();
-        expect(page.status).toBe(400);
-        expect(page.text).toMatch(/invalid_client/);
-        // Fetched again on every attempt: a refused document is never cached.
-        expect(cimd.hits(path)).toBeGreaterThan(fetched);
-        fetched = cimd.hits(path);
-      }
     });
 
     it("on a loopback address not on the allow-list is never fetched (the production guard)", async () => {

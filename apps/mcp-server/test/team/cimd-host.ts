@@ -2,7 +2,7 @@
 // vscode.dev serve theirs: a self-signed certificate made with openssl for 127.0.0.1, which the
 // server's replicas trust through NODE_EXTRA_CA_CERTS, and which they may fetch from only because
 // MCP_CIMD_PRIVATE_HOSTS names it. Each path answers as the test sets it: a document, a status, a
-// redirect, a delay, an oversized body. The certificate names localhost too, so only the server's
+// redirect, a delay, an oversized body, a closed connection. The certificate names localhost too, so only the server's
 // guard (never TLS) stops a fetch from there.
 import { execFile } from "node:child_process";
 import { once } from "node:events";
@@ -23,6 +23,8 @@ export interface Served {
   headers?: Record<string, string>;
   /** Milliseconds to wait before answering. */
   delayMs?: number;
+  /** Closes the connection instead of answering (a host that is there but gives nothing). */
+  hangUp?: boolean;
 }
 
 export interface CimdHost {
@@ -67,6 +69,7 @@ export async function startCimdHost(): Promise<CimdHost> {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const served = paths.get(path) ?? { status: 404, body: { error: "not found" } };
+      if (served.hangUp) return void req.socket.destroy();
       if (served.delayMs) await new Promise((resolve) => setTimeout(resolve, served.delayMs));
       const body =
         typeof served.body === "string" || Buffer.isBuffer(served.body)

@@ -5,11 +5,10 @@
 // connect code for it.
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callAs, connectLinkIn } from "./calls.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
-import { type Deployment, type Layout, startDeployment } from "./deployment.js";
+import { type Deployment, type Layout, startDeployment, storeRecordNames } from "./deployment.js";
 
 const LAYOUTS: Layout[] = [
   { name: "one process on Redis", replicas: 1, store: "redis" },
@@ -46,26 +45,7 @@ describe.each(LAYOUTS)("the connect pages' use of the store: $name", (layout) =>
   }, INSTALL_TIMEOUT_MS);
   afterAll(() => d?.stop());
 
-  /** The names of the live records in the store. */
-  async function recordNames(): Promise<string[]> {
-    if (d.redis) {
-      const client = createClient({ url: d.redis.url });
-      await client.connect();
-      try {
-        const names: string[] = [];
-        for await (const batch of client.scanIterator({ COUNT: 1_000 })) names.push(...batch);
-        return names;
-      } finally {
-        await client.close();
-      }
-    }
-    const text = await storeText();
-    const file = JSON.parse(text || '{"entries":{}}') as { entries: Record<string, { expiresAt?: number }> };
-    const now = Date.now();
-    return Object.entries(file.entries)
-      .filter(([, entry]) => entry.expiresAt === undefined || entry.expiresAt > now)
-      .map(([name]) => name);
-  }
+  const recordNames = () => storeRecordNames(d);
 
   /** The store file's text; empty before the first write. */
   const storeText = () => readFile(d.storeFile ?? "", "utf8").catch(() => "");

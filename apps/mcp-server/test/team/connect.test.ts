@@ -704,9 +704,27 @@ describe("routing", () => {
     expect(logs.at(-1)?.level).toBe("warn");
   });
 
-  it("marks the session cookie Secure on an https public URL", async () => {
+  it("names the session cookie __Host- and marks it Secure on an https public URL, and reads it back by that name only", async () => {
     const handler = createConnectPages({ ...routingDeps(), identifyToken: () => undefined });
     const response = await handler(new Request("https://pages.test/connect/sign-in"));
-    expect(response?.headers.get("set-cookie")).toMatch(/; Secure$/);
+    const cookie = response?.headers.get("set-cookie") ?? "";
+    expect(cookie).toMatch(/^__Host-toolkits_connect=[^;]+; Path=\/; /);
+    expect(cookie).toMatch(/; Secure$/);
+    expect(cookie).not.toMatch(/domain=/i);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await response?.text()) ?? "")?.[1] ?? "";
+    const post = (name: string) =>
+      handler(
+        new Request("https://pages.test/connect/sign-in", {
+          method: "POST",
+          headers: {
+            cookie: `${name}=${cookie.split(";")[0]?.split("=").slice(1).join("=")}`,
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams({ csrf, token: "unknown" }),
+        }),
+      );
+    // The sign-in under way is found under the prefixed name (the token is then refused), never the plain one.
+    expect((await post("__Host-toolkits_connect"))?.status).toBe(401);
+    expect((await post("toolkits_connect"))?.status).toBe(400);
   });
 });

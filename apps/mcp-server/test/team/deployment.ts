@@ -4,10 +4,12 @@
 // whose token they get. Or the single-process layout on the embedded file store.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { createClient } from "redis";
+import { parseEntries } from "../../src/team/store/file-format.js";
 import { CLI, freePort } from "../spawn.js";
 import { type Pins, startBalancer } from "./haproxy.js";
 import { type MockAuthServer, startMockAuthServer } from "./mock-oauth.js";
@@ -179,4 +181,29 @@ async function stopped(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * The names of the live records in `d`'s store: every Redis key (SCAN), or the live entries of the
+ * store file as the file store reads it (none before its first write).
+ * @throws Error when the store file is not a valid store.
+ */
+export async function storeRecordNames(d: Deployment): Promise<string[]> {
+  if (d.redis) {
+    const client = createClient({ url: d.redis.url });
+    await client.connect();
+    try {
+      const names: string[] = [];
+      for await (const batch of client.scanIterator({ COUNT: 1_000 })) names.push(...batch);
+      return names;
+    } finally {
+      await client.close();
+    }
+  }
+  const text = await readFile(d.storeFile ?? "", "utf8").catch(() => "");
+  if (!text) return [];
+  const entries = parseEntries(text);
+  if (!(entries instanceof Map)) throw new Error(`the store file is not a store: ${entries.invalid}`);
+  const now = Date.now();
+  return [...entries].filter(([, entry]) => (entry.expiresAt ?? Infinity) > now).map(([name]) => name);
 }

@@ -4,7 +4,7 @@ import type { AnyToolDefinition, Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
 import type { BuiltinIssuer } from "../../http/auth/builtin.js";
 import { TokensUncheckable } from "../../http/auth/unavailable.js";
-import { json } from "../../http/respond.js";
+import { json, sendResponse } from "../../http/respond.js";
 import { pathOf } from "../../pages.js";
 import { scopesView, type View } from "../../views.js";
 import type { AuthorisedClients } from "../connect/context.js";
@@ -13,14 +13,17 @@ import type { Connections } from "../connections.js";
 import { StoreUnavailable, type TeamStore } from "../store/index.js";
 import { grantAlive } from "./adapter.js";
 import { authorisedClients, revokeClient } from "./consent.js";
+import { rememberDocumentFailures } from "./documents.js";
 import { indexEarlierRecords } from "./indexes.js";
-import { type ConsentCookie, interactions } from "./interaction.js";
+import { type ConsentCookie, cookieRequest, cookieValues, interactions } from "./interaction.js";
 import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
 import { logoCache } from "./logo.js";
 import { AS_PATH, createProvider, INTERACTION_PATH, ONE_RESOURCE, type ProviderModule } from "./provider.js";
+import { logAuthorizationRefusals } from "./refusal-events.js";
 import { logProviderRefusals } from "./refusals.js";
 import { registrationGate } from "./registration.js";
 import { type ScopeRules, scopeRules } from "./scopes.js";
+import { AUTHORIZE_PATH, authorizeGate } from "./strangers.js";
 
 /** The well-known paths of the server's metadata (RFC 8414, and the OpenID alias clients also try). */
 const WELL_KNOWN = new Set(["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]);
@@ -98,6 +101,12 @@ export interface AuthorizationServer {
   viewOf(authInfo: AuthInfo): View | undefined;
   /** What people authorised, for /connect. */
   clients: AuthorisedClients;
+  /**
+   * Ends this server's own session of the browser `request` comes from (signing out at /connect
+   * does, so the next person at that browser is asked who they are): its record in the store.
+   * Resolves to the Set-Cookie lines clearing its cookies. @throws StoreUnavailable
+   */
+  endSession(request: Request): Promise<string[]>;
 }
 
 /** What the authorization server needs from the per-user parts around it. */
@@ -131,7 +140,9 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
     logger: prepared.logger,
   });
   adjust(provider, rules.supported);
+  rememberDocumentFailures(provider, prepared.oidc.oidc.errors);
   logProviderRefusals(provider, prepared.logger);
+  logAuthorizationRefusals(provider, prepared.logger);
   const interaction = interactions({
     provider,
     store,
@@ -143,9 +154,16 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
     secure,
     consentCookies: cookieSealer<ConsentCookie>(deps.storeKeys, "toolkits-mcp authorize: consent"),
     logo: logoCache(store, createProvider.guardedFetch(prepared.oidc, provider)),
+    logger: prepared.logger,
   });
   const callback = provider.callback();
   const admit = registrationGate(store, prepared.logger);
+  const gate = {
+    provider,
+    personOf: (req: IncomingMessage) => deps.personOf(cookieRequest(req)),
+    signIn: deps.signIn,
+    logger: prepared.logger,
+  };
   return {
     owns: (path) => WELL_KNOWN.has(path) || path.startsWith(`${AS_PATH}/`),
     async serve(req, res) {
@@ -154,6 +172,10 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
         const [uid = "", action, ...rest] = path.slice(INTERACTION_PATH.length + 1).split("/");
         if (rest.length) return void res.writeHead(404).end();
         return interaction(req, res, uid, action);
+      }
+      if (path === AUTHORIZE_PATH) {
+        const answer = await authorizeGate(gate, req);
+        if (answer) return sendResponse(res, answer);
       }
       if (path === `${AS_PATH}/register` && req.method === "POST") {
         const refused = await admit(req.socket.remoteAddress ?? "");
@@ -173,7 +195,20 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
       list: (principal) => authorisedClients(store, principal),
       revoke: (principal, clientId) => revokeClient(store, principal, clientId),
     },
+    endSession: (request) => endSession(provider, secure, request),
   };
+}
+
+/** Session ids the library makes (nanoid); anything else names no session. */
+const SESSION_ID = /^[\w-]{1,64}$/;
+
+/** See `AuthorizationServer.endSession`. */
+async function endSession(provider: Provider, secure: boolean, request: Request): Promise<string[]> {
+  const name = provider.cookieName("session");
+  const ids = cookieValues(request.headers.get("cookie"), name).filter((id) => SESSION_ID.test(id));
+  for (const id of ids) await (await provider.Session.find(id))?.destroy();
+  const flags = `Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  return ids.length ? [`${name}=; ${flags}`, `${name}.sig=; ${flags}`] : [];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
 import { PROVIDER_IDS, PROVIDERS } from "../../credentials/providers.js";
 import { sendResponse } from "../../http/respond.js";
@@ -14,6 +15,7 @@ import { isLoopback } from "./clients.js";
 import { type Approval, approved, metadataDigest, remember } from "./consent.js";
 import { consentPage } from "./consent-page.js";
 import { INTERACTION_PATH } from "./provider.js";
+import { logRefusal } from "./refusals.js";
 
 /** What a browser carries between seeing the consent page and answering it, sealed. */
 export interface ConsentCookie {
@@ -39,6 +41,8 @@ export interface InteractionDeps {
   secure: boolean;
   consentCookies: CookieSealer<ConsentCookie>;
   logo(uri: string | undefined): Promise<string | undefined>;
+  /** Where refused steps are logged (see refusals.ts). */
+  logger: Logger;
 }
 
 /** How long the consent page's answer is taken, in milliseconds (10 minutes). */
@@ -58,19 +62,29 @@ const MAX_FORM_BYTES = 4_096;
 export function interactions(deps: InteractionDeps) {
   return async (req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined) => {
     const details = await deps.provider.interactionDetails(req, res).catch(() => undefined);
-    if (!details || details.uid !== uid) return sendResponse(res, expired());
+    const step = action === undefined ? "sign-in" : "consent";
+    const refuse = (reason: string) => {
+      const clientId = (details?.params as { client_id?: string } | undefined)?.client_id;
+      logRefusal(deps.logger, step, { clientId, reason });
+      return sendResponse(res, expired());
+    };
+    if (!details || details.uid !== uid)
+      return refuse("the authorization is over: it expired, was finished, or was started in another browser");
     const accountId = details.session?.accountId;
     // Who the browser is signed in as at /connect now: the person consenting must still be them.
     const person = await deps.personOf(cookieRequest(req));
     if (!person && action === undefined)
       return sendResponse(res, await deps.signIn(`${INTERACTION_PATH}/${uid}`));
     if (details.prompt.name === "login" || !accountId) {
-      if (action !== undefined || !person) return sendResponse(res, expired());
+      if (action !== undefined || !person) return refuse("the consent form was posted before signing in");
       const login = { login: { accountId: person } };
       return deps.provider.interactionFinished(req, res, login, { mergeWithLastSubmission: false });
     }
-    if (person !== accountId || (action !== undefined && action !== "consent"))
-      return sendResponse(res, expired());
+    if (person !== accountId)
+      return refuse(
+        "the browser is now signed in at /connect as someone else than who started the authorization",
+      );
+    if (action !== undefined && action !== "consent") return refuse(`no such step: ${action.slice(0, 40)}`);
     return consentStep(deps, req, res, details, action === "consent");
   };
 }
@@ -120,10 +134,14 @@ async function answer(
 ): Promise<void> {
   const body = await readBody(req, MAX_FORM_BYTES);
   const form = new URLSearchParams(body?.toString("utf8") ?? "");
-  const shown = cookieValue(req, consentCookieName(deps.secure))
+  const shown = cookieValues(req.headers.cookie, consentCookieName(deps.secure))
     .map((value) => deps.consentCookies.open(value))
     .find((cookie) => cookie?.uid === uid && cookie.clientId === approval.clientId);
-  if (!shown || !csrfMatches(shown.csrf, form)) return sendResponse(res, formExpired());
+  if (!shown || !csrfMatches(shown.csrf, form)) {
+    const reason = "the consent form was not the one shown to this browser (its cookie or CSRF token)";
+    logRefusal(deps.logger, "consent", { clientId: approval.clientId, reason });
+    return sendResponse(res, formExpired());
+  }
   const ticked = new Set(form.getAll("scope"));
   const granted = approval.scopes.filter((scope) => ticked.has(scope));
   if (form.get("decision") !== "allow" || !granted.length) {
@@ -219,9 +237,9 @@ function consentCookie(secure: boolean, value: string, maxAgeS: number): string 
   return `${consentCookieName(secure)}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${flags}`;
 }
 
-/** The values of the cookie `name` the request carries. */
-function cookieValue(req: IncomingMessage, name: string): string[] {
-  return (req.headers.cookie ?? "")
+/** The values of the cookie `name` in a request's `Cookie` header. */
+export function cookieValues(header: string | null | undefined, name: string): string[] {
+  return (header ?? "")
     .split(";")
     .map((part) => part.trim().split("="))
     .filter(([key]) => key === name)
@@ -229,7 +247,7 @@ function cookieValue(req: IncomingMessage, name: string): string[] {
 }
 
 /** A request carrying only the browser's cookies: enough to find its /connect session. */
-const cookieRequest = (req: IncomingMessage) =>
+export const cookieRequest = (req: IncomingMessage): Request =>
   new Request("http://localhost/", { headers: { cookie: req.headers.cookie ?? "" } });
 
 /** How the consent page names the person: the subject or token name, not the issuer. */

@@ -1,7 +1,7 @@
 import { hashKey, type TeamStore } from "../store/index.js";
 
-/** The largest logo kept, in bytes. */
-const MAX_LOGO_BYTES = 64 * 1024;
+/** The largest logo kept, in bytes: the most of any answer a guarded fetch reads (see clients.ts). */
+export const MAX_LOGO_BYTES = 64 * 1024;
 /** How long a logo is kept, in milliseconds (a day); a failed fetch is tried again after 10 minutes. */
 const LOGO_TTL_MS = 24 * 3_600_000;
 const MISSING_TTL_MS = 10 * 60_000;

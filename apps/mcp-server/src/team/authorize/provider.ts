@@ -91,7 +91,7 @@ export const createProvider = {
 function configuration(oidc: ProviderModule["oidc"], settings: ProviderSettings): Configuration {
   const clients = clientPolicy(
     settings.privateHosts,
-    (message) => new oidc.errors.InvalidRedirectUri(message),
+    (message) => new oidc.errors.InvalidClientMetadata(message),
   );
   const cookie = { httpOnly: true, sameSite: "lax" as const, signed: true };
   return {

@@ -47,6 +47,12 @@ export interface ConnectDeps {
    * lists with a revoke button.
    */
   authorised?: () => AuthorisedClients | undefined;
+  /**
+   * With the built-in authorization server: ends its own session of the browser `request` comes
+   * from, on signing out; resolves to the Set-Cookie lines clearing its cookies.
+   * @throws StoreUnavailable when the store is out of reach.
+   */
+  endAuthorizationSession?: (request: Request) => Promise<string[]>;
 }
 
 /** The clients a person authorised at the built-in authorization server (see team/authorize/consent.ts). */

@@ -1,6 +1,8 @@
 import { redact } from "@toolkits/core";
 import * as oauth from "openid-client";
 import { describeOAuthError } from "../../credentials/oauth.js";
+import { logRefusal } from "../authorize/refusals.js";
+import type { ConnectContext } from "./context.js";
 
 /**
  * The error code of an authorization response, for a page. Its description is left out: it
@@ -34,4 +36,13 @@ export function exchangeFailure(error: unknown): Record<string, string | number>
     };
   }
   return { reason: redact(error instanceof Error ? error.message : String(error)) };
+}
+
+/**
+ * Logs a refused sign-in (see team/authorize/refusals.ts), naming the client when the browser was
+ * signing in for an authorization (its return path names a `client_id`); `reason` holds no secret.
+ */
+export function logSignInRefusal(ctx: ConnectContext, returnTo: string | undefined, reason: string): void {
+  const clientId = returnTo ? URL.parse(returnTo, ctx.base)?.searchParams.get("client_id") : undefined;
+  logRefusal(ctx.logger, "sign-in", { clientId: clientId ?? undefined, reason });
 }

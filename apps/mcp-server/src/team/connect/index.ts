@@ -20,7 +20,6 @@ import { messagePage } from "./templates.js";
 import { finishUpstream } from "./upstream.js";
 
 export type { ConnectDeps } from "./context.js";
-export { SESSION_COOKIE } from "./session.js";
 
 /** The connect pages, and who the browsers that reach the server are, for the toolkits' pages. */
 export interface ConnectSite {
@@ -96,7 +95,8 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
  *
  * Signed-in sessions and upstream authorizations live in `deps.store`, so any replica serves any
  * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
- * there. A response sets at most one cookie, the session's.
+ * there. A response sets one cookie, the session's (`__Host-toolkits_connect` over https), except
+ * signing out, which also clears the built-in authorization server's.
  * @throws Error naming the variable when a store key is not 32 bytes of base64.
  */
 export function createConnectPages(deps: ConnectDeps): (request: Request) => Promise<Response | undefined> {

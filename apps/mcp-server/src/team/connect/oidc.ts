@@ -2,7 +2,7 @@ import * as oauth from "openid-client";
 import { discover } from "../../credentials/oauth.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
-import { exchangeFailure, oauthErrorCode } from "./failures.js";
+import { exchangeFailure, logSignInRefusal, oauthErrorCode } from "./failures.js";
 import type { OidcMethod } from "./methods.js";
 import type { Pending } from "./pending.js";
 import { page, redirect } from "./respond.js";
@@ -50,8 +50,22 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
   const url = new URL(request.url);
   const state = url.searchParams.get("state");
   const pending = currentPending(ctx, request);
-  if (!method || !state || !pending?.oidc) return signInExpired();
-  if (pending.oidc.state !== state) return startedElsewhere();
+  if (!method || !state || !pending?.oidc) {
+    logSignInRefusal(
+      ctx,
+      pending?.returnTo,
+      "the identity provider's answer came to a browser with no sign-in under way",
+    );
+    return signInExpired();
+  }
+  if (pending.oidc.state !== state) {
+    logSignInRefusal(
+      ctx,
+      pending.returnTo,
+      "the identity provider's answer is for a sign-in another browser started",
+    );
+    return startedElsewhere();
+  }
   const config = await configuration(ctx, method);
   // The redirect URI as registered, whatever host name the request arrived under.
   const callback = new URL(`${ctx.base}${SIGNED_IN_PATH}${url.search}`);
@@ -64,9 +78,9 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
     });
     claims = response.claims();
   } catch (error) {
-    return signInFailed(ctx, error);
+    return signInFailed(ctx, pending, error);
   }
-  if (!claims) return signInFailed(ctx, new Error("the identity provider sent no ID token"));
+  if (!claims) return signInFailed(ctx, pending, new Error("the identity provider sent no ID token"));
   const email = typeof claims.email === "string" ? claims.email : undefined;
   return signIn(ctx, `${claims.iss}#${claims.sub}`, email ?? claims.sub, pending);
 }
@@ -89,8 +103,10 @@ const startedElsewhere = () =>
     ),
   );
 
-function signInFailed(ctx: ConnectContext, error: unknown): Response {
+function signInFailed(ctx: ConnectContext, pending: Pending, error: unknown): Response {
   if (error instanceof oauth.AuthorizationResponseError) {
+    const reason = `the identity provider did not sign the person in (${oauthErrorCode(error)})`;
+    logSignInRefusal(ctx, pending.returnTo, reason);
     return page(
       403,
       messagePage(

@@ -15,15 +15,18 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-frame-options": "DENY",
 };
 
-/** What a response adds to the security headers: at most one cookie (the session's), other headers. */
+/**
+ * What a response adds to the security headers: its cookies (the session's; signing out also
+ * clears the authorization server's), other headers.
+ */
 export interface ResponseExtras {
-  cookie?: string;
+  cookie?: string | readonly string[];
   headers?: Record<string, string>;
 }
 
 function headersWith(extras: ResponseExtras): Headers {
   const headers = new Headers({ ...SECURITY_HEADERS, ...extras.headers });
-  if (extras.cookie) headers.set("set-cookie", extras.cookie);
+  for (const cookie of [extras.cookie ?? []].flat()) if (cookie) headers.append("set-cookie", cookie);
   return headers;
 }
 

@@ -8,9 +8,11 @@ import { readForm, redirect } from "./respond.js";
 /**
  * The browser's one cookie: a signed-in session's opaque id, whose record lives in the store, or,
  * while signing in, the sealed pending sign-in (see `Pending`). Its path is the whole server, as
- * the toolkits' pages (the sheets file picker) serve only the signed-in person their own.
+ * the toolkits' pages (the sheets file picker) serve only the signed-in person their own. Over an
+ * https public URL it is `__Host-` (Secure, path /, no domain): no other site, a sibling subdomain
+ * included, can plant one, so a browser is never signed in as someone else's session.
  */
-export const SESSION_COOKIE = "toolkits_connect";
+export const sessionCookieName = (secure: boolean): string => `${secure ? "__Host-" : ""}toolkits_connect`;
 /** How long a signed-in browser session lasts, in milliseconds (12 hours). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -41,7 +43,7 @@ export async function currentSession(
   ctx: ConnectContext,
   request: Request,
 ): Promise<SignedInSession | undefined> {
-  for (const id of cookieValues(request).filter((value) => SESSION_ID.test(value))) {
+  for (const id of cookieValues(ctx, request).filter((value) => SESSION_ID.test(value))) {
     const key = hashKey(id);
     const record = await ctx.store.get<SessionRecord>(storeKey(key));
     if (record) return { key, record };
@@ -52,7 +54,7 @@ export async function currentSession(
 /** The sign-in the request's cookie carries, if it opens and has not expired. */
 export function currentPending(ctx: ConnectContext, request: Request): Pending | undefined {
   // Session ids have no dots; sealed values do.
-  const sealed = cookieValues(request).filter((value) => value.includes("."));
+  const sealed = cookieValues(ctx, request).filter((value) => value.includes("."));
   return sealed.map((value) => ctx.cookies.open(value)).find((pending) => pending !== undefined);
 }
 
@@ -79,8 +81,11 @@ export async function signIn(
   return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie: session });
 }
 
-/** The longest path a browser is sent back to after signing in; a longer one goes to /connect. */
-const MAX_RETURN_PATH = 1_024;
+/**
+ * The longest path a browser is sent back to after signing in; a longer one goes to /connect. It
+ * travels in the pending cookie, which stays under 2 KB with it.
+ */
+export const MAX_RETURN_PATH = 1_024;
 
 /**
  * Where to go once signed in: a path on this server (never another site: it is appended to the
@@ -98,7 +103,8 @@ export async function endSession(ctx: ConnectContext, session: SignedInSession):
 
 function cookie(ctx: ConnectContext, value: string, maxAgeS: number): string {
   const secure = ctx.secureCookies ? "; Secure" : "";
-  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
+  const name = sessionCookieName(ctx.secureCookies);
+  return `${name}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 /** Whether a posted form carries the CSRF token `expected` (compared in constant time). */
@@ -120,14 +126,16 @@ export async function sessionForm(
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /**
- * The values the browser sent under SESSION_COOKIE, at most two: a browser sends two while one an
- * earlier version set (on the path /connect only, naming a session that no longer counts) lives.
+ * The values the browser sent under the session cookie's name, at most two: a browser sends two
+ * while one an earlier version set (on the path /connect only, naming a session that no longer
+ * counts) lives. Over https only the `__Host-` name counts.
  */
-function cookieValues(request: Request): string[] {
+function cookieValues(ctx: ConnectContext, request: Request): string[] {
+  const name = sessionCookieName(ctx.secureCookies);
   const values: string[] = [];
   for (const part of request.headers.get("cookie")?.split(";") ?? []) {
     const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === SESSION_COOKIE) values.push(part.slice(at + 1).trim());
+    if (at > 0 && part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
   }
   return values.slice(0, 2);
 }

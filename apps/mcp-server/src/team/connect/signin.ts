@@ -1,5 +1,6 @@
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
+import { logSignInRefusal } from "./failures.js";
 import type { SignInKind } from "./methods.js";
 import { startOidc } from "./oidc.js";
 import { newPending } from "./pending.js";
@@ -66,9 +67,13 @@ export async function submitToken(ctx: ConnectContext, request: Request): Promis
   if (!token) return redirect(`${ctx.base}${SIGN_IN_PATH}`, 303);
   const pending = currentPending(ctx, request);
   const form = await readForm(request);
-  if (!pending || !form || !csrfMatches(pending.csrf, form)) return formExpired();
+  if (!pending || !form || !csrfMatches(pending.csrf, form)) {
+    logSignInRefusal(ctx, pending?.returnTo, "the token form was not the one shown to this browser");
+    return formExpired();
+  }
   const principal = token(form.get("token")?.trim() ?? "");
   if (!principal) {
+    logSignInRefusal(ctx, pending.returnTo, "the token posted is not one this server knows");
     const error = "That token is not one this server knows.";
     return page(401, tokenSignInPage(pending.csrf, { error, idp: oidc !== undefined }));
   }

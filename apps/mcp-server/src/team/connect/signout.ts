@@ -15,8 +15,9 @@ export async function showSignOut(ctx: ConnectContext, request: Request): Promis
 }
 
 /**
- * `POST /connect/sign-out`: ends the session in the store and clears the browser's cookie. The
- * person's connections stay: their agent keeps acting with them.
+ * `POST /connect/sign-out`: ends the session in the store and clears the browser's cookie, and
+ * the built-in authorization server's session of the browser too, so whoever uses it next signs
+ * in as themselves there. The person's connections stay: their agent keeps acting with them.
  */
 export async function submitSignOut(ctx: ConnectContext, request: Request): Promise<Response> {
   const session = await currentSession(ctx, request);
@@ -27,10 +28,11 @@ export async function submitSignOut(ctx: ConnectContext, request: Request): Prom
       messagePage("This form has expired", "You are still signed in. Open the sign-out page again."),
     );
   }
-  return signedOut(await endSession(ctx, session));
+  const cleared = await endSession(ctx, session);
+  return signedOut([cleared, ...((await ctx.endAuthorizationSession?.(request)) ?? [])]);
 }
 
-const signedOut = (cookie?: string) =>
+const signedOut = (cookie?: readonly string[]) =>
   page(
     200,
     messagePage(
