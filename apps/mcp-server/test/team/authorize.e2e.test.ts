@@ -9,6 +9,7 @@ import { CHROMIUM_ARGS, chromiumExecutable } from "@toolkits/testkit/chromium";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinEnv, tokenRequest } from "./authorize-flow.js";
+import { type ConsentSteps, consentInChromium } from "./chromium-consent.js";
 import { type CimdHost, startCimdHost } from "./cimd-host.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
 import { type Deployment, startDeployment } from "./deployment.js";
@@ -77,36 +78,9 @@ describe("clients connecting by URL alone to the built-in authorization server",
     return context;
   }
 
-  /**
-   * A client's browser run as `user`: sign-in at the identity provider, then the consent page, where
-   * it connects PagerDuty (in the tab the page opens) when asked to, unticks what `untick` names, and
-   * allows; resolves once the browser reached the client's callback.
-   */
-  function inChromium(
-    context: BrowserContext,
-    user: string,
-    options: { connectPager?: boolean; untick?: string[] } = {},
-  ) {
-    return async (url: URL) => {
-      d.idp.signInAs(user);
-      const page = await context.newPage();
-      await page.goto(url.href);
-      await page.getByText("Allow access?").waitFor();
-      if (options.connectPager) {
-        d.pagerAuth.signInAs(user);
-        const [tab] = await Promise.all([
-          context.waitForEvent("page"),
-          page.getByRole("link", { name: "Connect PagerDuty" }).click(),
-        ]);
-        await tab.getByText("Connected PagerDuty").waitFor();
-        await tab.close();
-      }
-      for (const scope of options.untick ?? [])
-        await page.locator(`input[name=scope][value=${scope}]`).uncheck();
-      await page.getByRole("button", { name: "Allow" }).click();
-      await page.waitForURL((target) => target.href.includes("/callback?"));
-      await page.close();
-    };
+  /** A client's browser run as `user` (see `consentInChromium`). */
+  function inChromium(context: BrowserContext, user: string, options: ConsentSteps = {}) {
+    return (url: URL) => consentInChromium(d, context, url.href, user, options);
   }
 
   /** Fetch for the SDK clients, recording which replica answered each request through the balancer. */
