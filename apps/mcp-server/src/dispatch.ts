@@ -1,7 +1,16 @@
 import { classifyInboundRequest, type Implementation, ProtocolError } from "@modelcontextprotocol/server";
 import { jsonText } from "@toolkits/core";
-import type { McpCallScope, ToolRegistry } from "@toolkits/core/mcp";
-import { MODERN_REVISIONS, metaOf, type RequestScope } from "./scope.js";
+import {
+  type Era,
+  type InboundBody,
+  type InboundMessage,
+  LEGACY_REVISIONS,
+  type McpCallScope,
+  type MessageId,
+  MODERN_REVISIONS,
+  type ToolRegistry,
+} from "@toolkits/core/mcp";
+import { callScope, type RequestScope } from "./scope.js";
 import type { View } from "./views.js";
 
 /** The HTTP request headers the fast path reads; absent over stdio. */
@@ -17,25 +26,15 @@ export interface Answering<R> {
   sdk(): Promise<R>;
   /** Writes the fast path's answer: one JSON-RPC response, serialized. */
   reply(response: string): R | Promise<R>;
-  /**
-   * The call's own controller, when the transport tracks calls itself: a cancellation aborts it,
-   * and so must the end of the request. A failed call aborts it too (`CallScope.abort`).
-   */
-  call?(id: string | number): CallController | undefined;
 }
-
-/** A signal made for one call, and its abort (an AbortController is one). */
-export type CallController = Pick<AbortController, "signal" | "abort">;
 
 /** A tool call the fast path answers. */
 interface PlainCall {
-  id: string | number;
+  id: MessageId;
+  /** As sent: the registry takes either form, and names an unknown tool as the client did. */
   name: string;
   arguments: unknown;
 }
-
-/** The 2025 revisions; a legacy request names one of them in its header, or none. */
-const LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /**
  * The one place that decides how a request is answered. The commonest request of all, a single
@@ -46,7 +45,7 @@ const LEGACY_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
  */
 export interface Dispatcher {
   dispatch<R>(
-    message: unknown,
+    inbound: InboundBody,
     scope: RequestScope,
     answering: Answering<R>,
     headers?: CallHeaders,
@@ -60,19 +59,15 @@ export function createDispatcher(
 ): Dispatcher {
   const identity = identityOf(serverInfo);
   return {
-    async dispatch(message, scope, answering, headers) {
+    async dispatch(inbound, scope, answering, headers) {
       const registry = registryOf(scope.view);
-      const call = plainCall(message, scope, headers, (name) => mirrorsParams(registry, name));
-      if (!call) return answering.sdk();
-      const own = answering.call?.(call.id);
-      const callScope: McpCallScope = {
-        requestId: call.id,
-        signal: own?.signal ?? scope.signal,
-        abort: own && ((reason) => own.abort(reason)),
-        principal: scope.caller.principal,
-        urlElicitation: scope.urlElicitation,
-      };
-      return answering.reply(await answer(registry, call, callScope, scope.era, identity));
+      const message = inbound.single;
+      const call =
+        message &&
+        plainCall(inbound.raw, message, scope.era, headers, (name) => mirrorsParams(registry, name));
+      if (!message || !call) return answering.sdk();
+      const callScoped = callScope(scope, { id: call.id });
+      return answering.reply(await answer(registry, call, callScoped, scope.era, identity));
     },
   };
 }
@@ -82,7 +77,7 @@ async function answer(
   registry: ToolRegistry,
   call: PlainCall,
   scope: McpCallScope,
-  era: RequestScope["era"],
+  era: Era,
   identity: Identity,
 ): Promise<string> {
   const id = JSON.stringify(call.id);
@@ -120,38 +115,35 @@ function stamped(result: Record<string, unknown>, identity: Identity): string {
   return JSON.stringify({
     ...result,
     resultType,
-    _meta: { ...metaOf({ _meta: result._meta }), ...identity.meta },
+    _meta: { ...(isPlainObject(result._meta) ? result._meta : {}), ...identity.meta },
   });
 }
 
 /** The call in `message` when the fast path may answer it; undefined sends it to the SDK. */
 function plainCall(
-  message: unknown,
-  scope: RequestScope,
+  raw: unknown,
+  message: InboundMessage,
+  era: Era,
   headers: CallHeaders | undefined,
   mirrored: (name: string) => boolean,
 ): PlainCall | undefined {
-  const request = message as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown } | null;
-  if (request?.jsonrpc !== "2.0" || request.method !== "tools/call") return undefined;
-  const { id } = request;
-  const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
-  if ((typeof id !== "string" && typeof id !== "number") || typeof params?.name !== "string")
-    return undefined;
-  if (!isPlainObject(params.arguments ?? {})) return undefined;
+  const { id, call } = message;
+  if (!message.jsonrpc || message.method !== "tools/call" || id === undefined || !call) return undefined;
+  if (!isPlainObject(call.arguments ?? {})) return undefined;
   if (headers && !acceptsBoth(headers.accept)) return undefined;
   const fits =
-    scope.era === "modern"
-      ? plainModern(request, params.name, headers, mirrored)
-      : plainLegacy(params, headers);
-  return fits ? { id, name: params.name, arguments: params.arguments } : undefined;
+    era === "modern"
+      ? plainModern(raw, message, call.name, headers, mirrored)
+      : plainLegacy(message, headers);
+  return fits ? { id, name: call.name, arguments: call.arguments } : undefined;
 }
 
 /** A 2025 call without `_meta` (so no progress token), under a 2025 header or none. */
-function plainLegacy(params: Record<string, unknown>, headers: CallHeaders | undefined): boolean {
+function plainLegacy(message: InboundMessage, headers: CallHeaders | undefined): boolean {
   const version = headers?.["mcp-protocol-version"];
   if (version !== undefined && !LEGACY_REVISIONS.includes(version)) return false;
-  const meta = params._meta;
-  return meta === undefined || (isPlainObject(meta) && Object.keys(meta).length === 0);
+  const meta = message.params?._meta;
+  return meta === undefined || (message.meta !== undefined && Object.keys(message.meta).length === 0);
 }
 
 /**
@@ -160,24 +152,21 @@ function plainLegacy(params: Record<string, unknown>, headers: CallHeaders | und
  * headers to check.
  */
 function plainModern(
-  request: Record<string, unknown>,
+  raw: unknown,
+  message: InboundMessage,
   name: string,
   headers: CallHeaders | undefined,
   mirrored: (name: string) => boolean,
 ): boolean {
-  const params = request.params as Record<string, unknown>;
-  if (params.inputResponses !== undefined || params.requestState !== undefined) return false;
-  if (metaOf(params)?.progressToken !== undefined || mirrored(name)) return false;
+  if (message.retrying || message.progressToken !== undefined || mirrored(name)) return false;
   const version = headers?.["mcp-protocol-version"];
-  if (
-    headers &&
-    (version === undefined || headers["mcp-method"] !== "tools/call" || headers["mcp-name"] !== name)
-  )
+  const method = headers?.["mcp-method"];
+  if (headers && (version === undefined || method === undefined || headers["mcp-name"] !== name))
     return false;
   const route = classifyInboundRequest({
     httpMethod: "POST",
-    body: request,
-    ...(version === undefined ? {} : { protocolVersionHeader: version, mcpMethodHeader: "tools/call" }),
+    body: raw,
+    ...(headers && { protocolVersionHeader: version, mcpMethodHeader: method }),
   });
   return route.kind === "modern" && MODERN_REVISIONS.includes(route.classification.revision ?? "");
 }

@@ -1,7 +1,16 @@
-import type { ClientCapabilities } from "@modelcontextprotocol/server";
-import { UI_EXTENSION, VIEW_MIME_TYPE } from "@toolkits/apps";
-import { type McpCallScope, type UrlElicitationForm, urlElicitationFor } from "@toolkits/core/mcp";
-import type { AppsClient, View } from "./views.js";
+import { getUiCapability, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
+import type { AuthInfo, ClientCapabilities, ServerContext } from "@modelcontextprotocol/server";
+import { followSignals } from "@toolkits/core";
+import {
+  type Era,
+  type InboundMessage,
+  type McpCallScope,
+  type MessageId,
+  type UrlElicitationForm,
+  urlElicitationOf,
+  writeMeta,
+} from "@toolkits/core/mcp";
+import { type AppsClient, appsView, type View, within } from "./views.js";
 
 /** Who is calling, as the transport's authentication decided it (see http/guards/auth.ts). */
 export interface Caller {
@@ -16,111 +25,139 @@ export interface Caller {
 /** The anonymous caller: loopback without authentication, or stdio's one local user. */
 export const ANONYMOUS: Caller = { key: "" };
 
-/** The protocol era of a request: `modern` is 2026-07-28, `legacy` the 2025 revisions. */
-export type Era = "modern" | "legacy";
-
-/** The revisions served with per-request envelopes (2026-07-28), by their `protocolVersion`. */
-export const MODERN_REVISIONS: readonly string[] = ["2026-07-28"];
+/** A signal made for one call, and its abort (an AbortController is one). */
+export type CallController = Pick<AbortController, "signal" | "abort">;
 
 /**
- * Everything about one request besides its message, built once by the transport that received it
- * and read by dispatch and by every tool call the request carries.
+ * Everything about one request besides its message, built once by `requestScope` for the
+ * transport that received it, and read by dispatch, by the SDK's handlers (see `carryScope`) and,
+ * as core's call scope (`callScope`), by every tool call the request carries.
  */
 export interface RequestScope {
   caller: Caller;
   era: Era;
-  /** The revision the request names (2026-07-28 in its envelope; a 2025 one in a header or at initialize). */
-  revision: string | undefined;
   /** Aborted when the client goes away, the request times out or the server stops. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /** The transport's own controller for the tool call `id`, aborted by its cancellation and the request's end. */
+  call(id: MessageId): CallController | undefined;
   /** How the client takes a URL elicitation; looked up only when a call needs the caller to connect. */
   urlElicitation(): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined>;
   /** Which tools the request may see and call (see views.ts). */
   view: View;
 }
 
-/** A request's `params._meta`, when it is an object. */
-export const metaOf = (params: unknown): Record<string, unknown> | undefined => {
-  const meta = (params as { _meta?: unknown } | undefined)?._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta)
-    ? (meta as Record<string, unknown>)
-    : undefined;
-};
-
-const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-/** The key of the connect request in an input-required result; a retry answers under it. */
-const CONNECT_INPUT = "connect";
-
-/**
- * The one rule for a request's era, as the SDK routes it: a message carrying a 2026-07-28 envelope
- * is modern, anything else (a 2025 `initialize`, a message without an envelope) legacy. Over stdio
- * the connection's first message decides for all that follow.
- */
-export function eraOf(params: unknown): Era {
-  const revision = envelopeRevision(params);
-  return revision !== undefined && MODERN_REVISIONS.includes(revision) ? "modern" : "legacy";
-}
-
-/** The protocol version a request's envelope claims, when it carries one (2026-07-28's `_meta`). */
-export const envelopeRevision = (params: unknown): string | undefined => {
-  const claimed = metaOf(params)?.[PROTOCOL_VERSION];
-  return typeof claimed === "string" ? claimed : undefined;
-};
-
-/**
- * The URL-elicitation form of a request: a modern request declares its capabilities in its envelope
- * (and a retry already answering the connect request is not asked again); a legacy client declared
- * them at `initialize`, which `initialized` looks up (the connection's, or what the store remembers).
- */
-export function elicitationOf(
-  era: Era,
-  params: unknown,
-  initialized: () => ClientCapabilities | undefined | Promise<ClientCapabilities | undefined>,
-): RequestScope["urlElicitation"] {
-  if (era === "modern") {
-    const capabilities = metaOf(params)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined;
-    const responses = (params as { inputResponses?: Record<string, unknown> } | undefined)?.inputResponses;
-    const form = urlElicitationFor({ era, capabilities, answered: responses?.[CONNECT_INPUT] !== undefined });
-    return () => form;
-  }
-  return async () => urlElicitationFor({ era, capabilities: await initialized() });
+/** What the transport knows of a request besides its message. */
+export interface TransportFacts {
+  caller: Caller;
+  /** The request's signal, made only when read (a fast-path call uses its own). */
+  signal(): AbortSignal;
+  call?(id: MessageId): CallController | undefined;
+  /** The era of a connection, which its first message decides for all that follow (stdio). */
+  era?: Era;
+  /**
+   * What a legacy client declared at `initialize`: `known` where the transport kept it (stdio's
+   * connection), else `recall`ed on demand where something remembers it (per-user HTTP: the store).
+   */
+  initialized:
+    | { known: ClientCapabilities | undefined }
+    | { recall(): Promise<ClientCapabilities | undefined> };
+  /** The URL's view, narrowed by what the caller's token allows. */
+  view: View;
+  /** `--apps on`: MCP Apps views for the clients that take them. */
+  apps: boolean;
 }
 
 /**
- * The one rule for whether a request's client takes MCP Apps views: a modern request says in its
- * envelope's capabilities (`declared`, else known not to: undefined); a legacy client said at
- * `initialize`, when the transport kept it (`known`: stdio's connection); a stateless legacy
- * request, whose `initialize` went elsewhere, is `unknown`, as is a modern one without capabilities.
+ * The one scope builder, for both transports and both paths: the request's era (the message's, or
+ * its connection's), its URL-elicitation form (core's rule) and its view with MCP Apps as the
+ * client takes them. `message` is the request's one message; a batch (`undefined`) is legacy.
  */
-export function appsOf(
-  era: Era,
-  params: unknown,
-  initialized: ClientCapabilities | undefined,
-  known: boolean,
-): AppsClient | undefined {
-  const capabilities =
-    era === "modern"
-      ? (metaOf(params)?.[CLIENT_CAPABILITIES] as ClientCapabilities | undefined)
-      : initialized;
-  if (!capabilities) return era === "legacy" && known ? undefined : "unknown";
-  const ui = capabilities.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
+export function requestScope(message: InboundMessage | undefined, facts: TransportFacts): RequestScope {
+  const era = facts.era ?? message?.era ?? "legacy";
+  const known = "known" in facts.initialized ? facts.initialized.known : undefined;
+  const urlElicitation = (): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined> => {
+    if (!message) return undefined;
+    if (era === "modern" || "known" in facts.initialized) return urlElicitationOf(message, known);
+    return facts.initialized.recall().then((recalled) => urlElicitationOf(message, recalled));
+  };
+  const declared = era === "modern" ? message?.capabilities : known;
+  const apps = facts.apps ? appsOf(era, declared, "known" in facts.initialized) : undefined;
+  return {
+    caller: facts.caller,
+    era,
+    get signal() {
+      return facts.signal();
+    },
+    call: (id) => facts.call?.(id),
+    urlElicitation,
+    view: within(facts.view, appsView(apps)),
+  };
+}
+
+/**
+ * The one rule for whether a client takes MCP Apps views: it declared the extension (ext-apps'
+ * `getUiCapability`) with our MIME type, or no MIME type at all (`declared`); it declared
+ * capabilities without it (known not to: undefined); or nobody knows what it declared (`unknown`:
+ * a stateless legacy request, whose `initialize` went elsewhere, or a modern one without capabilities).
+ */
+function appsOf(era: Era, declared: ClientCapabilities | undefined, known: boolean): AppsClient | undefined {
+  if (!declared) return era === "legacy" && known ? undefined : "unknown";
+  const ui = getUiCapability(declared) as { mimeTypes?: unknown } | undefined;
   if (!ui) return undefined;
-  // A client naming MIME types renders only those; one naming none takes the extension's one.
-  return !Array.isArray(ui.mimeTypes) || ui.mimeTypes.includes(VIEW_MIME_TYPE) ? "declared" : undefined;
+  return !Array.isArray(ui.mimeTypes) || ui.mimeTypes.includes(RESOURCE_MIME_TYPE) ? "declared" : undefined;
 }
 
-/** The scope of one tool call of `request`: its id, a signal also stopped by `stop`, and its progress sink. */
-export function callScopeOf(
+/**
+ * Core's scope of one tool call of `request`: its own controller (the transport's) when there is
+ * one, following the SDK's signal for the call when the SDK serves it; the caller, the
+ * URL-elicitation form and the progress sink. Every source followed lives only as long as the call.
+ */
+export function callScope(
   request: RequestScope,
-  call: { id?: string | number; signal?: AbortSignal; progress?: McpCallScope["progress"] },
+  call: { id?: MessageId; signal?: AbortSignal; progress?: McpCallScope["progress"] },
 ): McpCallScope {
-  const signal = call.signal ? AbortSignal.any([request.signal, call.signal]) : request.signal;
+  const own = call.id === undefined ? undefined : request.call(call.id);
+  const base = own?.signal ?? request.signal;
   return {
     requestId: call.id,
-    signal,
+    signal: call.signal ? followSignals(base, call.signal).signal : base,
+    abort: own && ((reason) => own.abort(reason)),
     principal: request.caller.principal,
     urlElicitation: request.urlElicitation,
     progress: call.progress,
   };
+}
+
+/**
+ * Where a request's scope rides to the SDK's handlers: in the authentication facts the HTTP
+ * handler passes through (`extra`), and over stdio, whose entry passes nothing beside a message, in
+ * the request's own `_meta`. The transport writes it on every request it hands over, so no value a
+ * client sent under this key survives.
+ */
+const SCOPE_KEY = "io.github.agent-toolkits/scope";
+
+/** `authInfo` (or anonymous facts) carrying `scope` to the SDK's HTTP handler (see `carriedScope`). */
+export function withScope(authInfo: AuthInfo | undefined, scope: RequestScope): AuthInfo {
+  const facts = authInfo ?? { token: "", clientId: "", scopes: [] };
+  return { ...facts, extra: { ...facts.extra, [SCOPE_KEY]: scope } };
+}
+
+/** Writes `scope` into a request message's own `_meta` (over stdio), replacing anything sent under its key. */
+export const carryScope = (message: unknown, scope: RequestScope): void =>
+  writeMeta(message, SCOPE_KEY, scope);
+
+/**
+ * The scope its transport gave a request the SDK serves (see `withScope`, `carryScope`).
+ * @throws Error when there is none: a request reached the SDK other than through a transport here.
+ */
+export const carriedScope = (ctx: Pick<ServerContext, "http" | "mcpReq">): RequestScope =>
+  scopeIn(ctx.http?.authInfo?.extra ?? ctx.mcpReq._meta);
+
+/** The scope of a request the SDK's HTTP entry makes a server for, from its authentication facts. */
+export const scopeOfAuth = (authInfo: AuthInfo | undefined): RequestScope => scopeIn(authInfo?.extra);
+
+function scopeIn(carrier: Record<string, unknown> | undefined): RequestScope {
+  const scope = carrier?.[SCOPE_KEY];
+  if (!scope) throw new Error("A request reached the SDK without its scope.");
+  return scope as RequestScope;
 }

@@ -1,28 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  type AuthInfo,
-  type ClientCapabilities,
-  createMcpHandler,
-  type Implementation,
-} from "@modelcontextprotocol/server";
+import { type ClientCapabilities, createMcpHandler, type Implementation } from "@modelcontextprotocol/server";
 import type { Logger } from "@toolkits/core";
-import type { ToolRegistry } from "@toolkits/core/mcp";
+import type { InboundBody, ToolRegistry } from "@toolkits/core/mcp";
 import { CONNECTOR_FORM, SelectionError } from "../connectors/selection.js";
 import type { CallHeaders, Dispatcher } from "../dispatch.js";
-import {
-  appsOf,
-  type Caller,
-  callScopeOf,
-  elicitationOf,
-  envelopeRevision,
-  eraOf,
-  type RequestScope,
-} from "../scope.js";
+import { type Caller, callScope, carriedScope, requestScope, scopeOfAuth, withScope } from "../scope.js";
 import { createServerFor } from "../server.js";
-import { appsView, type View, WHOLE, within } from "../views.js";
+import { type View, WHOLE, within } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
-import { CallsInFlight, callIds, cancelledRequestId, type Exchange, exchanges } from "./inflight.js";
+import { CallsInFlight, callIds, exchanges } from "./inflight.js";
 import { json, sendResponse, webRequest } from "./respond.js";
 
 /** What a legacy client declared at `initialize`, remembered per person and client (per-user mode). */
@@ -51,7 +38,7 @@ export interface EndpointOptions {
    * Refuses a request before dispatch, when its token's scopes do not cover a tool it calls: the
    * 403 `insufficient_scope` challenge (see http/scope-challenge.ts); undefined lets it through.
    */
-  challenge?(body: unknown, who: Authenticated, path: string): Response | undefined;
+  challenge?(inbound: InboundBody, who: Authenticated, path: string): Response | undefined;
   logger: Logger;
 }
 
@@ -67,40 +54,28 @@ export interface McpTarget {
 /** `/mcp`: everything the server serves. */
 export const WHOLE_TARGET: McpTarget = { path: MCP_PATH, view: () => WHOLE };
 
-/** Per SDK-bound request: its scope and its calls' cancellation signals. */
-interface Pending {
-  scope: RequestScope;
-  callSignal(id: string | number): AbortSignal | undefined;
-}
-
 /**
  * `/mcp` and the connector URLs: the front door, then the URL's view (404 for a selection not
- * served here), the body's size, type and JSON, then the request's scope, built once, and the
- * dispatcher, which answers it from the registry or through the SDK's handler (both protocol eras,
- * a cheap server per request).
+ * served here), the body's size, type and JSON, read once into its messages, then the request's
+ * scope, built once, and the dispatcher, which answers it from the registry or through the SDK's
+ * handler (both protocol eras, a cheap server per request, which finds the scope in the request's
+ * authentication facts).
  */
 export function mcpEndpoint(
   options: EndpointOptions,
 ): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void, target?: McpTarget) => Promise<void> {
   const { registryOf, dispatcher, clients, logger } = options;
+  const names = registryOf(WHOLE).names;
   const calls = new CallsInFlight();
   const openExchange = exchanges(options.requestTimeoutMs, options.graceOver);
-  const pending = new WeakMap<Request, Pending>();
   const handler = createMcpHandler(
-    ({ requestInfo }) => {
-      const request = requestInfo && pending.get(requestInfo);
-      if (!request) throw new Error("A request reached the SDK without its scope.");
-      return createServerFor(
-        registryOf(request.scope.view),
+    ({ authInfo }) =>
+      createServerFor(
+        registryOf(scopeOfAuth(authInfo).view),
         (ctx, _initialized, progress) =>
-          callScopeOf(request.scope, {
-            id: ctx.mcpReq.id,
-            signal: anySignal(ctx.mcpReq.signal, request.callSignal(ctx.mcpReq.id)),
-            progress,
-          }),
+          callScope(carriedScope(ctx), { id: ctx.mcpReq.id, signal: ctx.mcpReq.signal, progress }),
         { apps: options.apps, info: options.serverInfo },
-      );
-    },
+      ),
     {
       onerror: (error) => logger.debug("MCP request refused", { error: error.message }),
       maxRequestBodySize: options.maxBodyBytes,
@@ -111,83 +86,42 @@ export function mcpEndpoint(
     if (!who) return;
     const view = targetView(target, res);
     if (!view) return;
-    const body = await readJsonBody(req, res, options.maxBodyBytes);
-    if (body === REFUSED) return;
+    const inbound = await readJsonBody(req, res, options.maxBodyBytes, names);
+    if (inbound === REFUSED) return;
     bodyRead();
-    const refusal = options.challenge?.(body, who, target.path);
+    const refusal = options.challenge?.(inbound, who, target.path);
     if (refusal) return sendResponse(res, refusal);
-    const cancelled = cancelledRequestId(body);
-    if (cancelled !== undefined) calls.cancel(who.caller.key, cancelled);
-    if (clients && isInitialize(body)) await clients.remember(who.caller, initializeCapabilities(body));
+    const { caller } = who;
+    calls.cancel(caller.key, inbound);
+    const single = inbound.single;
+    if (clients && single?.method === "initialize") await clients.remember(caller, single.capabilities);
     const exchange = openExchange(res);
-    const scope = requestScope(body, req.headers as CallHeaders, who, exchange, {
-      clients,
-      apps: options.apps,
-      view,
-    });
-    const inFlight = calls.open(who.caller.key, callIds(body), exchange);
+    const inFlight = calls.open(caller.key, callIds(inbound), exchange);
     res.once("close", inFlight.close);
+    const scope = requestScope(single, {
+      caller,
+      signal: () => exchange.signal,
+      call: inFlight.call,
+      // A legacy client declared its capabilities at `initialize`, which per-user mode remembers.
+      initialized: { recall: async () => (clients && caller.principal ? clients.recall(caller) : undefined) },
+      view: within(view, who.view ?? WHOLE),
+      apps: options.apps === true,
+    });
     await dispatcher.dispatch(
-      body,
+      inbound,
       scope,
       {
-        sdk: () =>
-          viaSdk(req, res, { scope, callSignal: (id) => inFlight.call(id)?.signal }, who.authInfo, body),
+        sdk: async () => {
+          const web = webRequest(req, MCP_PATH, scope.signal);
+          const authInfo = withScope(who.authInfo, scope);
+          await sendResponse(res, await handler.fetch(web, { authInfo, parsedBody: inbound.raw }));
+        },
         reply: (response) => {
           if (!res.headersSent) json(res, 200, response);
         },
-        call: (id) => inFlight.call(id),
       },
       req.headers as CallHeaders,
     );
-  };
-
-  async function viaSdk(
-    req: IncomingMessage,
-    res: ServerResponse,
-    request: Pending,
-    authInfo: AuthInfo | undefined,
-    body: unknown,
-  ): Promise<void> {
-    const web = webRequest(req, MCP_PATH, request.scope.signal);
-    pending.set(web, request);
-    await sendResponse(res, await handler.fetch(web, { authInfo, parsedBody: body }));
-  }
-}
-
-/**
- * The scope of one `/mcp` request, built once: a single message with a 2026-07-28 envelope is
- * modern, anything else legacy (whose URL elicitation comes from what the client declared at
- * `initialize`, remembered per person; unknown without per-user mode). Its view is the URL's,
- * narrowed by what the caller's token allows, as the client takes MCP Apps views (known from a
- * modern envelope; unknown for a stateless legacy request).
- */
-function requestScope(
-  body: unknown,
-  headers: CallHeaders,
-  who: Authenticated,
-  exchange: Exchange,
-  { clients, apps, view }: Pick<EndpointOptions, "clients" | "apps"> & { view: View },
-): RequestScope {
-  const message = Array.isArray(body)
-    ? undefined
-    : (body as { method?: unknown; params?: unknown } | undefined);
-  const params = message?.params;
-  const revision = envelopeRevision(params);
-  const era = eraOf(params);
-  const { caller } = who;
-  const initialized = () => (clients && caller.principal ? clients.recall(caller) : undefined);
-  const urlElicitation = elicitationOf(era, params, initialized);
-  return {
-    caller,
-    era,
-    revision: revision ?? headers["mcp-protocol-version"],
-    // Made only when asked for: a fast-path call uses its own.
-    get signal() {
-      return exchange.signal;
-    },
-    urlElicitation,
-    view: within(view, who.view ?? WHOLE, appsView(apps ? appsOf(era, params, undefined, false) : undefined)),
   };
 }
 
@@ -202,17 +136,4 @@ function targetView(target: McpTarget, res: ServerResponse): View | undefined {
       .end(`Not found: ${error.message} Connector URLs take the form ${CONNECTOR_FORM}.\n`);
     return undefined;
   }
-}
-
-const anySignal = (first: AbortSignal, second: AbortSignal | undefined): AbortSignal =>
-  second ? AbortSignal.any([first, second]) : first;
-
-const isInitialize = (body: unknown): boolean =>
-  (body as { method?: unknown } | null)?.method === "initialize";
-
-function initializeCapabilities(body: unknown): ClientCapabilities | undefined {
-  const capabilities = (body as { params?: { capabilities?: unknown } }).params?.capabilities;
-  return typeof capabilities === "object" && capabilities !== null
-    ? (capabilities as ClientCapabilities)
-    : undefined;
 }

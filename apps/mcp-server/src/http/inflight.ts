@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import type { InboundBody, MessageId } from "@toolkits/core/mcp";
 import { rpcError } from "./respond.js";
 
 /**
@@ -40,27 +41,17 @@ export class CallsInFlight {
     };
   }
 
-  cancel(caller: string, requestId: string | number): void {
-    for (const call of this.calls.get(`${caller} ${String(requestId)}`) ?? []) call.abort();
+  /** Aborts the calls of `caller` that the body's `notifications/cancelled` messages name. */
+  cancel(caller: string, inbound: InboundBody): void {
+    for (const { cancels } of inbound.messages)
+      if (cancels !== undefined)
+        for (const call of this.calls.get(`${caller} ${String(cancels)}`) ?? []) call.abort();
   }
 }
 
 /** The ids of the tool calls in a body (one request or a batch). */
-export function callIds(body: unknown): (string | number)[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) => {
-    const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
-    return method === "tools/call" && (typeof id === "string" || typeof id === "number") ? [id] : [];
-  });
-}
-
-/** The id of the request a `notifications/cancelled` message names, if `body` is one. */
-export function cancelledRequestId(body: unknown): string | number | undefined {
-  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
-  if (message?.method !== "notifications/cancelled") return undefined;
-  const id = message.params?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
+export const callIds = (inbound: InboundBody): MessageId[] =>
+  inbound.messages.flatMap(({ method, id }) => (method === "tools/call" && id !== undefined ? [id] : []));
 
 /**
  * Opens the exchanges of one endpoint, each ending after `timeoutMs` (see `Exchange`). They share

@@ -5,7 +5,7 @@ import {
   OAuthErrorCode,
   type ScopeChallenge,
 } from "@modelcontextprotocol/server";
-import type { ToolRegistry } from "@toolkits/core/mcp";
+import type { InboundBody, ToolRegistry } from "@toolkits/core/mcp";
 import type { Authenticated } from "./guards/auth.js";
 
 /**
@@ -21,10 +21,10 @@ export function scopeRefusal(
   whole: ToolRegistry,
   needsOf: (name: string) => readonly string[] | undefined,
   metadataUrlOf: (path: string) => string | undefined,
-): (body: unknown, who: Authenticated, path: string) => Response | undefined {
+): (inbound: InboundBody, who: Authenticated, path: string) => Response | undefined {
   const find = scopeChallenge(whole, needsOf);
-  return (body, who, path) => {
-    const challenge = find(body, who.authInfo);
+  return (inbound, who, path) => {
+    const challenge = find(inbound, who.authInfo);
     if (!challenge) return undefined;
     const error = new OAuthError(OAuthErrorCode.InsufficientScope, challenge.errorDescription ?? "");
     const resourceMetadataUrl = metadataUrlOf(path);
@@ -36,13 +36,12 @@ export function scopeRefusal(
 function scopeChallenge(
   whole: ToolRegistry,
   needsOf: (name: string) => readonly string[] | undefined,
-): (body: unknown, authInfo: AuthInfo | undefined) => ScopeChallenge | undefined {
-  return (body, authInfo) => {
+): (inbound: InboundBody, authInfo: AuthInfo | undefined) => ScopeChallenge | undefined {
+  return (inbound, authInfo) => {
     if (!authInfo?.extra?.scoped) return undefined;
     const held = new Set(authInfo.scopes);
-    for (const message of Array.isArray(body) ? body : [body]) {
-      const name = calledTool(message);
-      const canonical = name === undefined ? undefined : whole.names.canonical(name);
+    for (const { call } of inbound.messages) {
+      const canonical = call?.canonical;
       if (canonical === undefined || whole.inputSchema(canonical) === undefined) continue;
       const missing = (needsOf(canonical) ?? []).filter((scope) => !held.has(scope));
       if (!missing.length) continue;
@@ -54,12 +53,4 @@ function scopeChallenge(
     }
     return undefined;
   };
-}
-
-/** The tool a `tools/call` request names. */
-function calledTool(message: unknown): string | undefined {
-  const request = message as { method?: unknown; params?: { name?: unknown } } | null;
-  return request?.method === "tools/call" && typeof request.params?.name === "string"
-    ? request.params.name
-    : undefined;
 }

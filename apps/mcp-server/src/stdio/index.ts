@@ -1,10 +1,11 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "@toolkits/core";
-import type { ToolRegistry } from "@toolkits/core/mcp";
+import { readInbound, type ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
 import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
+import { callScope, carriedScope, carryScope } from "../scope.js";
 import { createServerFor, serverInfo } from "../server.js";
 import { type View, WHOLE } from "../views.js";
 import { LineGuard, type OversizedLine } from "./lines.js";
@@ -53,6 +54,7 @@ export async function serveStdio(
   options: StdioOptions,
 ): Promise<void> {
   const registry = registryOf(WHOLE);
+  const { names } = registry;
   const { maxMessageBytes: maxBytes, shutdownGraceMs: graceMs } = options;
   const session = new StdioSession(options.apps);
   const unanswered = new Unanswered();
@@ -64,30 +66,38 @@ export async function serveStdio(
   // flight when its input ends, and shutdown decides when that happens instead.
   process.stdin.pipe(guard, { end: false });
   const intercept = (message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void) => {
-    session.observe(message);
-    const id = "id" in message && "method" in message ? message.id : undefined;
+    const inbound = readInbound(message, names);
+    const read = inbound.single;
+    // A batch on one line is the SDK's to refuse.
+    if (!read) return deliver(message);
+    unanswered.read(read);
+    session.observe(read);
+    const scope = session.scope(read);
+    const sdk = async () => {
+      if (read.id !== undefined && read.method !== undefined) carryScope(message, scope);
+      deliver(message);
+    };
     dispatcher
-      .dispatch(message, session.scope(message), {
-        sdk: async () => deliver(message),
-        reply: (response) => wire.sendSerialized(response, id),
-        call: (callId) => session.call(callId),
-      })
-      .catch((error: Error) => logger.error("stdio request failed", { error: error.message }))
-      .finally(() => id !== undefined && session.release(id));
+      .dispatch(inbound, scope, { sdk, reply: (response) => wire.sendSerialized(response, read.id) })
+      .catch((error: Error) => logger.error("stdio request failed", { error: error.message }));
   };
   // A closed transport cannot answer anything more, so there is nothing to wait for.
-  const wire = new TrackingTransport(guard, unanswered, () => lifecycle.stop(TRANSPORT_CLOSED), intercept);
+  const wire = new TrackingTransport(guard, unanswered, {
+    closed: () => lifecycle.stop(TRANSPORT_CLOSED),
+    answered: (id) => session.release(id),
+    intercept,
+  });
   const served = serveStdioEntry(
     () =>
       createServerFor(
         registry,
         (ctx, _initialized, progress) =>
-          session.sdkScope(ctx.mcpReq.id, { signal: ctx.mcpReq.signal, progress }),
+          callScope(carriedScope(ctx), { id: ctx.mcpReq.id, signal: ctx.mcpReq.signal, progress }),
         {
           apps: options.apps,
           info,
-          // One server for the connection; each request's own envelope may change what it sees.
-          perRequest: (ctx) => registryOf(session.view({ _meta: ctx.mcpReq.envelope })),
+          // One server for the connection; each request's scope (its envelope) may change what it sees.
+          perRequest: (ctx) => registryOf(carriedScope(ctx).view),
         },
       ),
     { transport: wire, onerror: (error) => logger.debug("stdio message refused", { error: error.message }) },

@@ -1,94 +1,66 @@
-import type { ClientCapabilities, JSONRPCMessage } from "@modelcontextprotocol/server";
-import type { McpCallScope } from "@toolkits/core/mcp";
-import {
-  ANONYMOUS,
-  appsOf,
-  callScopeOf,
-  type Era,
-  elicitationOf,
-  envelopeRevision,
-  eraOf,
-  type RequestScope,
-} from "../scope.js";
-import { appsView, type View, WHOLE } from "../views.js";
-import type { RequestId } from "./lines.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/server";
+import type { Era, InboundMessage, MessageId } from "@toolkits/core/mcp";
+import { ANONYMOUS, type RequestScope, requestScope } from "../scope.js";
+import { WHOLE } from "../views.js";
 
 /**
  * One stdio connection as the scopes of its requests need it: its era (its first message decides,
  * as it does for the SDK), what its client declared at `initialize`, a signal that stops every call
- * at shutdown, and the fast path's calls by id, so a `notifications/cancelled` reaches them.
+ * at shutdown, and each tool call's own controller by id, so a `notifications/cancelled` reaches
+ * it on either path.
  */
 export class StdioSession {
   #era: Era | undefined;
-  #revision: string | undefined;
   #capabilities: ClientCapabilities | undefined;
   readonly #stopping = new AbortController();
-  readonly #calls = new Map<RequestId, AbortController>();
-  readonly #sdkBound = new Map<RequestId, RequestScope>();
+  readonly #calls = new Map<MessageId, AbortController>();
 
   /** `apps`: `--apps on`, MCP Apps views for a client that takes them. */
   constructor(private readonly apps = false) {}
 
   /** Learns from each message read: the era, the client's capabilities, cancellations. */
-  observe(message: JSONRPCMessage): void {
-    if (!("method" in message)) return;
-    const params = message.params as Record<string, unknown> | undefined;
-    if (this.#era === undefined) {
-      this.#era = eraOf(params);
-      this.#revision = envelopeRevision(params) ?? (params?.protocolVersion as string | undefined);
+  observe(message: InboundMessage): void {
+    if (message.method === undefined) return;
+    this.#era ??= message.era;
+    if (message.method === "initialize") this.#capabilities = message.capabilities;
+    if (message.cancels !== undefined) {
+      this.#calls.get(message.cancels)?.abort();
+      this.release(message.cancels);
     }
-    if (message.method === "initialize") this.#capabilities = params?.capabilities as ClientCapabilities;
-    if (message.method === "notifications/cancelled")
-      this.#calls.get(params?.requestId as RequestId)?.abort();
   }
 
-  /** The scope of a request read now; a tool call the SDK will serve finds it again in `sdkScope`. */
-  scope(message: JSONRPCMessage): RequestScope {
-    const params = "params" in message ? message.params : undefined;
-    const era = this.#era ?? "legacy";
-    const scope: RequestScope = {
+  /**
+   * The scope of a request read now, from the one scope builder: over stdio the server's own
+   * flags are the whole selection, and what the client declared at `initialize` is known.
+   */
+  scope(message: InboundMessage): RequestScope {
+    return requestScope(message, {
       caller: ANONYMOUS,
-      era,
-      revision: this.#revision,
-      signal: this.#stopping.signal,
-      urlElicitation: elicitationOf(era, params, () => this.#capabilities),
-      view: this.view(params),
-    };
-    if ("id" in message && "method" in message && message.method === "tools/call")
-      this.#sdkBound.set(message.id, scope);
-    return scope;
+      signal: () => this.#stopping.signal,
+      call: (id) => this.call(id),
+      era: this.#era,
+      initialized: { known: this.#capabilities },
+      view: WHOLE,
+      apps: this.apps,
+    });
   }
 
   /**
-   * The view of a request with `params`: over stdio the server's own flags are the whole selection,
-   * and whether the client takes MCP Apps views is known (its envelope, or its `initialize`).
+   * The tool call `id`'s own controller (one per id, on either path), aborted by its cancellation
+   * and at shutdown; forgotten once answered (`release`).
    */
-  view(params: unknown): View {
-    if (!this.apps) return WHOLE;
-    return appsView(appsOf(this.#era ?? "legacy", params, this.#capabilities, true));
-  }
-
-  /** The scope of a tool call the SDK hands over, with its own signal and progress sink. */
-  sdkScope(id: RequestId, call: Pick<McpCallScope, "signal" | "progress">): McpCallScope {
-    const scope = this.#sdkBound.get(id) ?? this.scope({ jsonrpc: "2.0", id, method: "tools/call" });
-    this.#sdkBound.delete(id);
-    return callScopeOf(scope, { id, ...call });
-  }
-
-  /**
-   * A fast-path call's own controller, aborted by its cancellation and at shutdown; `release` once
-   * it is answered.
-   */
-  call(id: RequestId): AbortController {
-    this.#sdkBound.delete(id);
+  call(id: MessageId): AbortController {
+    let call = this.#calls.get(id);
+    if (call) return call;
     // Aborted by `abortAll` itself rather than by following `#stopping`: no listener per call.
-    const call = new AbortController();
+    call = new AbortController();
     if (this.#stopping.signal.aborted) call.abort(this.#stopping.signal.reason);
     this.#calls.set(id, call);
     return call;
   }
 
-  release(id: RequestId): void {
+  /** The request `id` was answered (or cancelled): its call's controller is no longer needed. */
+  release(id: MessageId): void {
     this.#calls.delete(id);
   }
 

@@ -1,18 +1,27 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { InboundMessage } from "@toolkits/core/mcp";
 import type { LineGuard, RequestId } from "./lines.js";
 
+/** What a TrackingTransport tells its owner, and what it asks of it. */
+export interface TrackingHooks {
+  /** The transport closed: nothing more can be answered. */
+  closed(): void;
+  /** The request `id` was answered, by the SDK or the fast path. */
+  answered(id: RequestId): void;
+  /** Sees every message read first, and hands on to `deliver` what the SDK should serve. */
+  intercept(message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void): void;
+}
+
 /**
- * The SDK's stdio transport over the guarded input, telling `unanswered` what is read and written,
- * and offering every message read to `intercept` first (which hands on to `deliver` what the SDK
- * should serve).
+ * The SDK's stdio transport over the guarded input, telling `unanswered` what is written and its
+ * owner what is answered, and offering every message read to `intercept` first.
  */
 export class TrackingTransport extends StdioServerTransport {
   constructor(
     input: LineGuard,
     private readonly unanswered: Unanswered,
-    private readonly onClosed: () => void,
-    private readonly intercept: (message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void) => void,
+    private readonly hooks: TrackingHooks,
   ) {
     // The guard enforces the size limit and passes whole lines only, so the SDK's buffer is
     // emptied by every read; its own limit, which closes the transport on overflow, must not apply.
@@ -24,25 +33,27 @@ export class TrackingTransport extends StdioServerTransport {
     const deliver = (message: JSONRPCMessage) => sdk?.(message);
     const sdk = this.onmessage;
     const closed = this.onclose;
-    this.onmessage = (message) => {
-      this.unanswered.read(message);
-      this.intercept(message, deliver);
-    };
+    this.onmessage = (message) => this.hooks.intercept(message, deliver);
     this.onclose = () => {
       closed?.();
-      this.onClosed();
+      this.hooks.closed();
     };
     return super.start();
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
     this.unanswered.written(message);
+    if (!("method" in message) && "id" in message && message.id !== undefined)
+      this.hooks.answered(message.id);
     return super.send(message);
   }
 
   /** Writes a response already serialized (the fast path's) to the request `id`, as `send` writes one. */
   sendSerialized(line: string, id: RequestId | undefined): Promise<void> {
-    if (id !== undefined) this.unanswered.answered(id);
+    if (id !== undefined) {
+      this.unanswered.answered(id);
+      this.hooks.answered(id);
+    }
     return new Promise((resolve) => {
       if (process.stdout.write(`${line}\n`)) resolve();
       else process.stdout.once("drain", resolve);
@@ -60,12 +71,10 @@ export class Unanswered {
   }
 
   /** A request read now awaits its answer; a cancellation settles the request it names. */
-  read(message: JSONRPCMessage): void {
-    if (!("method" in message)) return;
-    if ("id" in message) this.#ids.add(message.id);
-    else if (message.method === "notifications/cancelled") {
-      this.#settle((message.params as { requestId?: RequestId } | undefined)?.requestId);
-    }
+  read(message: InboundMessage): void {
+    if (message.method === undefined) return;
+    if (message.id !== undefined) this.#ids.add(message.id);
+    else this.#settle(message.cancels);
   }
 
   /** A response written settles its request. */

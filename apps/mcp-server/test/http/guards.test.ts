@@ -174,7 +174,7 @@ describe("originGuard", async () => {
 describe("readJsonBody", async () => {
   const call = await serve(async (req, res) => {
     const body = await readJsonBody(req, res, 200);
-    return body === REFUSED ? undefined : body;
+    return body === REFUSED ? undefined : body.raw;
   });
   const json = { "content-type": "application/json" };
 

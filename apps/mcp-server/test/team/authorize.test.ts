@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { envHost } from "@toolkits/core";
-import { createToolRegistry } from "@toolkits/core/mcp";
+import { createToolRegistry, readInbound } from "@toolkits/core/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopeRefusal } from "../../src/http/scope-challenge.js";
 import {
@@ -91,11 +91,15 @@ describe("the scope challenge", () => {
   const registryOf = registries(TOOLS, (admitted) =>
     createToolRegistry(admitted, envHost({}), { names: "underscore" }),
   );
-  const refuse = scopeRefusal(
-    registryOf(WHOLE),
+  const whole = registryOf(WHOLE);
+  const challenge = scopeRefusal(
+    whole,
     rules.needsOf,
     (path) => `https://mcp.example.com/.well-known/oauth-protected-resource${path}`,
   );
+  /** The challenge of a body as the endpoint reads it (names made canonical by the served registry's). */
+  const refuse = (body: unknown, who: Parameters<typeof challenge>[1], path: string) =>
+    challenge(readInbound(body, whole.names), who, path);
   const token = (scopes: string[], scoped = true): AuthInfo => ({
     token: "t",
     clientId: "c",

@@ -26,21 +26,27 @@ import {
   toCallToolResult,
   toMcpTool,
   type UrlElicitationForm,
-  urlElicitationFor,
 } from "./convert.js";
+import { CONNECT_INPUT, readMessage, urlElicitationOf } from "./inbound.js";
 
 export { jsonSchema } from "../json-schema.js";
 export { CATALOG_MODES, type CatalogMode } from "./catalog.js";
+export {
+  CONNECT_INPUT,
+  type Era,
+  type InboundBody,
+  type InboundMessage,
+  LEGACY_REVISIONS,
+  type MessageId,
+  MODERN_REVISIONS,
+  readInbound,
+  readMessage,
+  urlElicitationOf,
+  writeMeta,
+} from "./inbound.js";
 
 // Loaded here, so a project without the MCP SDK learns which package to install.
-const {
-  CLIENT_CAPABILITIES_META_KEY,
-  McpServer,
-  PROTOCOL_VERSION_META_KEY,
-  ResourceNotFoundError,
-  UrlElicitationRequiredError,
-  inputRequired,
-} = await loadPeer(
+const { McpServer, ResourceNotFoundError, UrlElicitationRequiredError, inputRequired } = await loadPeer(
   () => import("@modelcontextprotocol/server"),
   "@toolkits/core/mcp",
   "@modelcontextprotocol/server",
@@ -156,9 +162,6 @@ export function createToolRegistry(
   };
 }
 
-/** The key of the connect request in an input-required result, which the client's retry answers under. */
-const CONNECT_INPUT = "connect";
-
 /**
  * A URL elicitation sending the caller to `link`, in the form of the client's revision.
  * @throws UrlElicitationRequiredError for a 2025-11-25 client: the SDK answers it as error -32042.
@@ -180,13 +183,9 @@ export function sdkCallScope(
   initialized: ClientCapabilities | undefined,
   progress: McpCallScope["progress"],
 ): McpCallScope {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-  const form = urlElicitationFor({
-    era: modern ? "modern" : "legacy",
-    capabilities: modern ? (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities) : initialized,
-    answered: ctx.mcpReq.inputResponses?.[CONNECT_INPUT] !== undefined,
-  });
+  // The SDK hands the envelope and the answers apart from the call: read back as the message they came in.
+  const params = { _meta: ctx.mcpReq.envelope, inputResponses: ctx.mcpReq.inputResponses };
+  const form = urlElicitationOf(readMessage({ method: "tools/call", params }), initialized);
   return { requestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal, urlElicitation: () => form, progress };
 }
 

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ToolNames } from "@toolkits/core";
+import { type InboundBody, type MessageId, readInbound } from "@toolkits/core/mcp";
 import { readBody } from "../../pages.js";
 import { rpcError } from "../respond.js";
 
@@ -61,16 +63,18 @@ function linger(req: IncomingMessage, done: () => void): void {
 }
 
 /**
- * Reads a POST's JSON body of at most `maxBytes`: 415 for another content type, 413 when larger
+ * Reads a POST's JSON body of at most `maxBytes` and its messages, once (core's `readInbound`, with
+ * `names` making called tools' names canonical): 415 for another content type, 413 when larger
  * (unread when its declared length says so), 400 for bad JSON or a batch reusing an id. Resolves
- * to the parsed body (undefined for other methods), or `REFUSED` once it has answered.
+ * to the body read (an empty one for other methods), or `REFUSED` once it has answered.
  */
 export async function readJsonBody(
   req: IncomingMessage,
   res: ServerResponse,
   maxBytes: number,
-): Promise<unknown | typeof REFUSED> {
-  if (req.method !== "POST") return undefined;
+  names?: ToolNames,
+): Promise<InboundBody | typeof REFUSED> {
+  if (req.method !== "POST") return readInbound(undefined);
   const type = String(req.headers["content-type"] ?? "").toLowerCase();
   if (!type.startsWith("application/json")) return refuse(res, 415, "Content-Type must be application/json.");
   const raw = await readBody(req, maxBytes);
@@ -81,8 +85,9 @@ export async function readJsonBody(
   } catch {
     return refuse(res, 400, "Request body is not valid JSON.");
   }
-  const repeated = repeatedRequestId(body);
-  if (repeated === undefined) return body;
+  const inbound = readInbound(body, names);
+  const repeated = repeatedRequestId(inbound);
+  if (repeated === undefined) return inbound;
   const message = `Two requests in this batch have the id ${JSON.stringify(repeated)}; each needs its own.`;
   return refuse(res, 400, message, INVALID_REQUEST);
 }
@@ -99,15 +104,11 @@ function refuse(res: ServerResponse, status: number, message: string, code?: num
  * The first id two requests of a JSON-RPC batch share, if any: the SDK answers requests by id,
  * so it would send only one of the two answers.
  */
-function repeatedRequestId(body: unknown): string | number | undefined {
-  if (!Array.isArray(body)) return undefined;
+function repeatedRequestId(inbound: InboundBody): MessageId | undefined {
+  if (inbound.single) return undefined;
   const seen = new Set<string>();
-  for (const message of body) {
-    const { id, method } = (typeof message === "object" && message !== null ? message : {}) as {
-      id?: unknown;
-      method?: unknown;
-    };
-    if (typeof method !== "string" || (typeof id !== "string" && typeof id !== "number")) continue;
+  for (const { id, method } of inbound.messages) {
+    if (method === undefined || id === undefined) continue;
     // 1 and "1" are different ids.
     const key = `${typeof id} ${id}`;
     if (seen.has(key)) return id;
