@@ -1,5 +1,6 @@
+import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { ReadResourceResult, Resource, Tool } from "@modelcontextprotocol/server";
-import { type AppView, VIEW_MIME_TYPE, VIEWS, viewHtml } from "@toolkits/apps";
+import { type AppView, VIEWS, viewHtml } from "@toolkits/apps";
 import type { AnyToolDefinition } from "@toolkits/core";
 import type { ResourceCatalog, ToolRegistry } from "@toolkits/core/mcp";
 import type { AppsClient } from "./views.js";
@@ -37,7 +38,8 @@ export function appToolsFor(tools: readonly AnyToolDefinition[], apps: AppsClien
 /**
  * `registry` as a client taking views sees it: each tool a view shows names it in `_meta.ui`
  * (visible to the model and the view; app-only tools to the view alone), with the legacy
- * `ui/resourceUri` key older hosts read, and the views those tools name are its resources.
+ * `ui/resourceUri` key older hosts read (`RESOURCE_URI_META_KEY`), and the views those tools name
+ * are its resources.
  */
 export function withViews(registry: ToolRegistry): ToolRegistry {
   const listing = registry.listing.map((entry) => decorated(entry, registry));
@@ -55,7 +57,7 @@ function decorated(entry: Tool, registry: ToolRegistry): Tool {
   const visibility = APP_ONLY.has(name) ? ["app"] : ["model", "app"];
   return {
     ...entry,
-    _meta: { ...entry._meta, ui: { resourceUri: view.uri, visibility }, "ui/resourceUri": view.uri },
+    _meta: { ...entry._meta, ui: { resourceUri: view.uri, visibility }, [RESOURCE_URI_META_KEY]: view.uri },
   };
 }
 
@@ -68,7 +70,7 @@ function viewResources(views: readonly AppView[]): ResourceCatalog {
     name: view.id,
     title: view.title,
     description: view.description,
-    mimeType: VIEW_MIME_TYPE,
+    mimeType: RESOURCE_MIME_TYPE,
     _meta: { ui: VIEW_UI },
   }));
   return {
@@ -82,7 +84,7 @@ function viewResources(views: readonly AppView[]): ResourceCatalog {
         html.set(view.id, text);
         text.catch(() => html.delete(view.id));
       }
-      return { contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: await text, _meta: { ui: VIEW_UI } }] };
+      return { contents: [{ uri, mimeType: RESOURCE_MIME_TYPE, text: await text, _meta: { ui: VIEW_UI } }] };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import type { Implementation } from "@modelcontextprotocol/server";
-import { UI_EXTENSION, VIEW_MIME_TYPE } from "@toolkits/apps";
 import { createMcpServer, type RegistryFor, type ScopeOf, type ToolRegistry } from "@toolkits/core/mcp";
 import type { IconSet } from "./icons/index.js";
 
@@ -16,7 +16,7 @@ export const SERVER_INFO: Implementation = { name: "toolkits-mcp", version: VERS
 export const serverInfo = (icons: IconSet): Implementation => ({ ...SERVER_INFO, icons: icons.server });
 
 /** What the server declares of MCP Apps when it serves views: the one MIME type of its views. */
-const APPS_EXTENSION = { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } };
+const APPS_EXTENSION = { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } };
 
 /** How `createServerFor` serves besides its registry. */
 export interface ServingOptions {

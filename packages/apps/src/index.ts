@@ -1,13 +1,14 @@
 import { readFile } from "node:fs/promises";
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import type { AnyToolDefinition } from "@toolkits/core";
 import { refreshIncidents } from "@toolkits/pager";
 import { getFilePickerStatus } from "@toolkits/sheets";
 
-/** The MCP Apps extension's id, as clients and servers declare it in their capabilities. */
-export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+/** The MCP Apps extension's id, as clients and servers declare it in their capabilities (ext-apps' `EXTENSION_ID`). */
+export const UI_EXTENSION = EXTENSION_ID;
 
-/** The MIME type of a view resource (MCP Apps 2026-01-26). */
-export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
+/** The MIME type of a view resource (MCP Apps 2026-01-26; ext-apps' `RESOURCE_MIME_TYPE`). */
+export const VIEW_MIME_TYPE = RESOURCE_MIME_TYPE;
 
 /** The ids of the views, which name their files and `ui://` URIs. */
 export type ViewId = "incidents" | "oncall" | "grid" | "picker" | "metrics";

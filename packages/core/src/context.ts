@@ -4,7 +4,7 @@ import { accessTokenVariable, Secret, secretsFromEnv, type TokenProvider, tokens
 import { followSignals } from "./signals.js";
 import { memoryState, type StateStore } from "./state.js";
 import type { AuthRequirement, Credential, ProgressUpdate, ToolContext } from "./tool.js";
-import type { UpstreamFetch, UpstreamLimits } from "./upstream.js";
+import { hostFetch, type UpstreamFetch, type UpstreamLimits } from "./upstream.js";
 
 /** A credential the host could not find: an OAuth provider's token (or its stand-in secret), or a secret. */
 export type MissingCredential =
@@ -149,7 +149,7 @@ export function createContext(host: Host, auth: AuthRequirement, scope: CallScop
     signal: scope.signal ?? new AbortController().signal,
     progress: scope.progress ?? (() => {}),
     logger: host.logger,
-    fetch: host.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: hostFetch(host),
     maxResultBytes: host.maxResultBytes,
     upstream: host.upstream,
     state: host.state ?? processState,

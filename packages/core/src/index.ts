@@ -1,6 +1,7 @@
 export * from "./context.js";
 export * from "./docs.js";
 export * from "./errors.js";
+export * from "./html.js";
 export * from "./http.js";
 export * from "./invoke.js";
 export * from "./logger.js";

@@ -4,6 +4,7 @@ import { ToolError, toToolError } from "./errors.js";
 import { capResult, compact, type Truncation } from "./results.js";
 import { withSecretScope } from "./secrets.js";
 import type { AnyToolDefinition } from "./tool.js";
+import { hostFetch } from "./upstream.js";
 
 /** What a call produced: a result object, or the error the caller should see. */
 export type ToolOutcome<R = Record<string, unknown>> =
@@ -56,7 +57,7 @@ async function audited(
 ): Promise<ToolOutcome> {
   const started = performance.now();
   let upstreamRequests = 0;
-  const send = host.fetch ?? ((input, init) => fetch(input, init));
+  const send = hostFetch(host);
   const counted: Host = {
     ...host,
     fetch: (input, init) => {

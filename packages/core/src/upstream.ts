@@ -98,6 +98,15 @@ export interface UpstreamInit extends RequestInit {
 /** The fetch a host gives toolkits (`Host.fetch`): the standard one, given an `UpstreamInit`. */
 export type UpstreamFetch = (input: string | URL | Request, init?: UpstreamInit) => Promise<Response>;
 
+/**
+ * The fetch upstream requests go through, decided in one place: the one `holder` gives (a host's,
+ * an option's), else the global fetch, looked up on each call rather than kept, so an interceptor
+ * installed later (msw's, a test's stub) still sees every request.
+ */
+export const hostFetch = (holder: { fetch?: UpstreamFetch }): UpstreamFetch => holder.fetch ?? globalFetch;
+
+const globalFetch: UpstreamFetch = (input, init) => fetch(input, init);
+
 /** Facts about a failed upstream answer, for toolkit-specific advice. */
 export interface FailureInfo {
   status: number;
@@ -226,7 +235,7 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
       maxRedirects: options.maxRedirects ?? DEFAULT_UPSTREAM_LIMITS.maxRedirects,
     },
     advise: options.advise,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: hostFetch(options),
   };
   const timeout =
     client.limits.timeoutMs === DEFAULT_UPSTREAM_LIMITS.timeoutMs ? {} : { timeout: client.limits.timeoutMs };

@@ -1,4 +1,5 @@
 import { mostTools, type OfferedUrl } from "../connectors/offer.js";
+import { withoutTrailingSlash } from "../urls.js";
 import {
   CLIENTS,
   type ClientAuth,
@@ -81,7 +82,7 @@ export interface Offer {
 
 /** Each client's plan for `offer`, the server listed under `name`. */
 export function clientPlans(offer: Offer, name = SERVER_NAME): ClientPlan[] {
-  const base = offer.base.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(offer.base);
   return CLIENTS.map((guide) => {
     const fit = fitOf(guide, offer.urls, offer.toolNames, name);
     const target = { url: `${base}${fit.path}`, name, auth: offer.auth };

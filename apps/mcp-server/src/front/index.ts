@@ -3,7 +3,9 @@ import { clientPlans } from "../clients/fit.js";
 import type { ClientAuth } from "../clients/index.js";
 import type { OfferedUrl } from "../connectors/offer.js";
 import type { ProviderId } from "../credentials/providers.js";
-import { SECURITY_HEADERS } from "../team/connect/respond.js";
+import { withoutTrailingSlash } from "../urls.js";
+import type { Html } from "../web/html.js";
+import { page } from "../web/respond.js";
 import type { Account, UpstreamConnection } from "./account.js";
 import { FRONT_CSP } from "./assets.js";
 import { type FrontView, frontPage, messagePage } from "./page.js";
@@ -40,12 +42,12 @@ export interface FrontDeps {
 
 /**
  * `GET /`: per user, to a signed-in person (anyone else is sent to sign in, as on /connect); on a
- * shared server, only on loopback (undefined elsewhere: 404). Server-rendered, with the /connect
+ * shared server, only on loopback (undefined elsewhere: 404). Server-rendered, with the server's
  * pages' security headers and a CSP allowing only its own script (the copy buttons) and style.
  * A store out of reach is answered 503 with `Retry-After`.
  */
 export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Response | undefined> {
-  const base = deps.publicUrl.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(deps.publicUrl);
   let offer: Pick<FrontView, "base" | "version" | "urls" | "plans"> | undefined;
   const offered = () => {
     if (offer) return offer;
@@ -57,36 +59,24 @@ export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Res
   return async (request) => {
     if (!deps.people && !deps.loopback) return undefined;
     if (request.method !== "GET" && request.method !== "HEAD")
-      return answer(405, messagePage("Not allowed", "This page takes GET only.").markup, { allow: "GET" });
+      return answer(405, messagePage("Not allowed", "This page takes GET only."), { allow: "GET" });
     try {
       const view = offered();
       if (!deps.people)
-        return answer(200, frontPage({ ...view, connections: (await deps.shared?.()) ?? [] }).markup);
+        return answer(200, frontPage({ ...view, connections: (await deps.shared?.()) ?? [] }));
       const account = await deps.people.account(request, deps.people.providers);
       if (!account) return deps.people.signIn(FRONT_PATH);
       const person = { who: account.who, csrf: account.csrf };
-      return answer(200, frontPage({ ...view, connections: account.connections, person }).markup);
+      return answer(200, frontPage({ ...view, connections: account.connections, person }));
     } catch (error) {
       deps.logger.warn("front page failed", { reason: redact((error as Error).message) });
       const text = "This page could not be made right now. Reload it in a moment.";
-      return answer(503, messagePage("Try again shortly", text).markup, { "retry-after": "5" });
+      return answer(503, messagePage("Try again shortly", text), { "retry-after": "5" });
     }
   };
 }
 
-/**
- * A page with the /connect pages' security headers, but the front page's own CSP and a referrer
- * policy that keeps the origin on same-origin requests: under `no-referrer`, browsers send
- * `Origin: null` with a form post, which the Origin guard refuses (the disconnect forms post to
- * /connect). The page's URL carries nothing secret; other sites still get no referrer.
- */
-function answer(status: number, markup: string, extra: Record<string, string> = {}): Response {
-  const headers = new Headers({
-    ...SECURITY_HEADERS,
-    ...extra,
-    "content-security-policy": FRONT_CSP,
-    "referrer-policy": "same-origin",
-  });
-  headers.set("content-type", "text/html; charset=utf-8");
-  return new Response(markup, { status, headers });
+/** A page with the pages' security headers (web/respond.ts), under the front page's own CSP. */
+function answer(status: number, body: Html, headers: Record<string, string> = {}): Response {
+  return page(status, body, { headers: { ...headers, "content-security-policy": FRONT_CSP } });
 }

@@ -1,7 +1,7 @@
 import type { ClientPlan } from "../clients/fit.js";
 import { APPS_COUNT_NOTE, type OfferedUrl, toolCount } from "../connectors/offer.js";
 import { ICONS_PATH, SERVER_ICON } from "../icons/index.js";
-import { Html, html } from "../team/connect/html.js";
+import { Html, html } from "../web/html.js";
 import type { UpstreamConnection } from "./account.js";
 import { COPY_SCRIPT, STYLE } from "./assets.js";
 

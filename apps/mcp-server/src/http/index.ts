@@ -13,6 +13,7 @@ import type { Pages } from "../pages.js";
 import type { Selected } from "../served.js";
 import { serverInfo, VERSION } from "../server.js";
 import type { Team, TeamServing } from "../team/index.js";
+import { withoutTrailingSlash } from "../urls.js";
 import { type View, WHOLE } from "../views.js";
 import { authConfig, type HttpAuthConfig, perUserProblem } from "./auth/config.js";
 import { tokenVerifier } from "./auth/verify.js";
@@ -75,7 +76,7 @@ export async function listenHttp(
   }
   const { server, localUrl } = await listen(options, logger);
   // Without a trailing slash: the issuer, the resource and every URL made on it must agree exactly.
-  const publicUrl = (options.publicUrl ?? localUrl).replace(/\/+$/, "");
+  const publicUrl = withoutTrailingSlash(options.publicUrl ?? localUrl);
   const verifier = auth && tokenVerifier(auth, logger, auth.builtin ? team?.issuer?.(publicUrl) : undefined);
   const drain = new Drain();
   onShutdown(async (signal) => {

@@ -1,6 +1,7 @@
 import type { Icon, Tool } from "@modelcontextprotocol/server";
 import type { Toolkit } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { withoutTrailingSlash } from "../urls.js";
 import { PNG_ICONS } from "./png.js";
 import { type IconName, SVG_ICONS } from "./svg.js";
 
@@ -25,7 +26,7 @@ export interface IconSet {
  * since the listing carries one per tool (a PNG each would double its size).
  */
 export function iconSet(publicUrl?: string): IconSet {
-  const base = publicUrl?.replace(/\/+$/, "");
+  const base = publicUrl && withoutTrailingSlash(publicUrl);
   const both = (name: IconName): Icon[] =>
     base
       ? [svgIcon(`${base}${ICONS_PATH}${name}.svg`), pngIcon(`${base}${ICONS_PATH}${name}.png`)]

@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { escapeHtml } from "@toolkits/core";
 
 /** The path of the redirect URI on the loopback listener. */
 export const CALLBACK_PATH = "/callback";
@@ -98,11 +99,7 @@ function page(response: ServerResponse, status: number, ok: boolean, message: st
   });
   response.end(
     `<!doctype html><meta charset="utf-8"><title>toolkits-mcp: ${title}</title>` +
+      // Messages may quote the authorization server's error description, which is untrusted text.
       `<h1>${title}</h1><p>${escapeHtml(message)}</p><p>You can close this tab and return to the terminal.</p>\n`,
   );
-}
-
-/** Messages may quote the authorization server's error description, which is untrusted text. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

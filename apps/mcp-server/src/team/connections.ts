@@ -5,6 +5,7 @@ import type { Grant } from "../credentials/grant.js";
 import { type OAuthClients, PROVIDER_IDS, PROVIDERS, type ProviderId } from "../credentials/providers.js";
 import type { GrantStore } from "../credentials/store.js";
 import { teamGrants } from "../credentials/team-grants.js";
+import { withoutTrailingSlash } from "../urls.js";
 import { CONNECT_PATH } from "./paths.js";
 import { hashKey, StoreUnavailable, type TeamStore } from "./store/index.js";
 
@@ -72,7 +73,7 @@ interface PendingCode {
  * Every method rejects with StoreUnavailable when the store is out of reach.
  */
 export function storedConnections(store: TeamStore, publicUrl: string, clients: OAuthClients): Connections {
-  const base = publicUrl.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(publicUrl);
   const of = teamGrants(store, clients);
   const flights = new Map<string, Promise<PendingCode>>();
   return {

@@ -1,4 +1,4 @@
-import type { Host, StateStore, UpstreamInit } from "@toolkits/core";
+import { type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
 import type { PersonCredentials } from "./credentials.js";
 import type { PersonLimits } from "./limits.js";
@@ -32,7 +32,7 @@ export function perUserHost(base: Host, deps: PerUserDeps): Host {
 /** One call's view of the host for `principal`. */
 function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
   const credentials = deps.credentials(principal);
-  const fetcher = base.fetch ?? ((input, init) => fetch(input, init));
+  const fetcher = hostFetch(base);
   return {
     ...base,
     forPrincipal: undefined,

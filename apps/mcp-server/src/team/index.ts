@@ -1,5 +1,12 @@
 import { pathToFileURL } from "node:url";
-import type { AnyToolDefinition, CallRecord, Host, Logger, StateStore } from "@toolkits/core";
+import {
+  type AnyToolDefinition,
+  type CallRecord,
+  type Host,
+  hostFetch,
+  type Logger,
+  type StateStore,
+} from "@toolkits/core";
 import { PROVIDERS } from "../credentials/providers.js";
 import type { BuiltinIssuer } from "../http/auth/builtin.js";
 import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js";
@@ -124,7 +131,8 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
           state: stateOf,
         },
       );
-      let authorization: AuthorizationServer | undefined;
+      // Signing browsers in comes first: the built-in authorization server signs people in with
+      // it, and the connect pages then list what they authorised there.
       const site = connectSite({
         connections,
         store,
@@ -135,15 +143,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         oauthClients: options.oauthClients,
         settings: base.settings,
         logger,
-        fetch: base.fetch ?? fetch,
+        fetch: hostFetch(base),
         // People calling with a named token sign in with it; without any, nobody can.
         identifyToken: auth?.staticTokens.some((entry) => entry.name) ? namedTokenPrincipal(auth) : undefined,
         scopes: (provider) => PROVIDERS[provider].scopes(tools),
-        authorised: () => authorization?.clients,
-        endAuthorizationSession: async (request) => (await authorization?.endSession(request)) ?? [],
       });
       const visitors = { personOf: site.personOf, signIn: site.signIn, stateOf };
-      authorization = builtin?.serve({
+      const authorization = builtin?.serve({
         publicUrl,
         tools,
         connections,
@@ -154,7 +160,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
       });
       return {
         host,
-        pages: site.pages,
+        pages: site.pages(authorization),
         visitors,
         account: site.account,
         clients: clientMemory(store, logger),

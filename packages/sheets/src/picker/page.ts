@@ -1,3 +1,4 @@
+import { escapeHtml } from "@toolkits/core";
 import type { PickedFile, PickerSession } from "./session.js";
 
 /** Google's loader for the Picker API. */
@@ -6,11 +7,6 @@ export const GOOGLE_API_SCRIPT = "https://apis.google.com/js/api.js";
 const STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;margin:3rem auto;max-width:40rem;padding:0 1rem;color:#202124}" +
   "h1{font-size:1.4rem}li{margin:.25rem 0}code{font-size:.9em}";
-
-/** Text safe inside HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 function document(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;

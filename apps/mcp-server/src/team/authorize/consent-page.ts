@@ -1,5 +1,5 @@
-import { type Html, html } from "../connect/html.js";
-import { layout } from "../connect/templates.js";
+import { type Html, html } from "../../web/html.js";
+import { layout } from "../../web/templates.js";
 import { WRITE_SCOPE } from "./scopes.js";
 
 /** Everything the consent page shows; all of it escaped on the way in. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { within } from "../../http/auth/builtin.js";
-import type { AuthorisedClient as Shown } from "../connect/templates.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { revokeGrant } from "./adapter.js";
 import { isLoopback } from "./clients.js";
@@ -20,7 +19,11 @@ export interface Approval {
 }
 
 /** A client a person has authorised, as kept for `/connect`'s list. */
-export interface AuthorisedClient extends Shown {
+export interface AuthorisedClient {
+  clientId: string;
+  /** Its name as the consent page showed it (self-asserted), else its id. */
+  name: string;
+  /** Every scope the person granted it, over all their approvals. */
   scopes: string[];
   /** The grants issued to it for this person (one per authorization), which revoking ends. */
   grantIds: string[];
@@ -31,6 +34,17 @@ export interface AuthorisedClient extends Shown {
    * this were revoked with it (absent in records written before it was kept: every approval counts).
    */
   since?: number;
+}
+
+/**
+ * The clients people authorised here, as `/connect` lists them (with a revoke button each): the
+ * built-in authorization server's `clients`, over `authorisedClients` and `revokeClient`.
+ */
+export interface AuthorisedClients {
+  /** Latest first. @throws StoreUnavailable */
+  list(principal: string): Promise<AuthorisedClient[]>;
+  /** Revokes every grant `principal` gave `clientId`; resolves to whether there was one. @throws StoreUnavailable */
+  revoke(principal: string, clientId: string): Promise<boolean>;
 }
 
 /** Approvals and authorised clients live as long as a grant can, in milliseconds (a year). */

@@ -6,16 +6,17 @@ import type { BuiltinIssuer } from "../../http/auth/builtin.js";
 import { TokensUncheckable } from "../../http/auth/unavailable.js";
 import { json, sendResponse } from "../../http/respond.js";
 import { pathOf } from "../../pages.js";
+import { withoutTrailingSlash } from "../../urls.js";
 import { scopesView, type View } from "../../views.js";
-import type { AuthorisedClients } from "../connect/context.js";
-import { cookieSealer, type StoreKeys } from "../connect/pending.js";
+import { cookieRequest, cookieValues, setCookie } from "../../web/cookies.js";
+import { cookieSealer, type StoreKeys } from "../../web/sealed-cookies.js";
 import type { Connections } from "../connections.js";
 import { StoreUnavailable, type TeamStore } from "../store/index.js";
 import { grantAlive } from "./adapter.js";
-import { authorisedClients, revokeClient } from "./consent.js";
+import { type AuthorisedClients, authorisedClients, revokeClient } from "./consent.js";
 import { rememberDocumentFailures } from "./documents.js";
 import { indexEarlierRecords } from "./indexes.js";
-import { type ConsentCookie, cookieRequest, cookieValues, interactions } from "./interaction.js";
+import { type ConsentCookie, interactions } from "./interaction.js";
 import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./keys.js";
 import { logoCache } from "./logo.js";
 import { AS_PATH, createProvider, INTERACTION_PATH, ONE_RESOURCE, type ProviderModule } from "./provider.js";
@@ -67,7 +68,7 @@ export async function prepare(store: TeamStore, logger: Logger, lifetimes: Lifet
 
 /** The front door's view of the built-in server on `publicUrl`: its issuer, audience and keys. */
 function builtinIssuer(prepared: Prepared, publicUrl: string): BuiltinIssuer {
-  const base = publicUrl.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(publicUrl);
   let keys = verificationKeys(prepared.keys);
   let reloadedAt = 0;
   return {
@@ -123,7 +124,7 @@ export interface AuthorizationDeps {
 /** The authorization server of `deps.publicUrl`'s MCP URL (see provider.ts and interaction.ts). */
 function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): AuthorizationServer {
   const { store } = prepared;
-  const base = deps.publicUrl.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(deps.publicUrl);
   const publicUrl = new URL(base);
   const secure = publicUrl.protocol === "https:";
   const rules = scopeRules(deps.tools);
@@ -207,8 +208,7 @@ async function endSession(provider: Provider, secure: boolean, request: Request)
   const name = provider.cookieName("session");
   const ids = cookieValues(request.headers.get("cookie"), name).filter((id) => SESSION_ID.test(id));
   for (const id of ids) await (await provider.Session.find(id))?.destroy();
-  const flags = `Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
-  return ids.length ? [`${name}=; ${flags}`, `${name}.sig=; ${flags}`] : [];
+  return ids.length ? [setCookie(name, "", 0, secure), setCookie(`${name}.sig`, "", 0, secure)] : [];
 }
 
 /**

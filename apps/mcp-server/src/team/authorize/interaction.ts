@@ -1,14 +1,14 @@
-import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
 import { PROVIDER_IDS, PROVIDERS } from "../../credentials/providers.js";
 import { sendResponse } from "../../http/respond.js";
 import { readBody } from "../../pages.js";
-import type { CookieSealer } from "../connect/pending.js";
-import { page, redirect, SECURITY_HEADERS } from "../connect/respond.js";
-import { csrfMatches } from "../connect/session.js";
-import { messagePage } from "../connect/templates.js";
+import { cookieName, cookieRequest, cookieValues, setCookie } from "../../web/cookies.js";
+import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
+import { page, redirect, SECURITY_HEADERS } from "../../web/respond.js";
+import type { CookieSealer } from "../../web/sealed-cookies.js";
+import { messagePage } from "../../web/templates.js";
 import type { Connections } from "../connections.js";
 import type { TeamStore } from "../store/index.js";
 import { isLoopback } from "./clients.js";
@@ -182,7 +182,7 @@ async function showConsent(
   approval: Approval,
   client: FoundClient,
 ): Promise<Response> {
-  const csrf = randomBytes(24).toString("base64url");
+  const csrf = newCsrfToken();
   const sealed = deps.consentCookies.seal({
     uid,
     clientId: approval.clientId,
@@ -229,26 +229,11 @@ async function connectionItems(deps: InteractionDeps, principal: string) {
   );
 }
 
-/** The consent cookie: `__Host-` over https (Secure, path /, no domain), bound to one interaction. */
-const consentCookieName = (secure: boolean) => `${secure ? "__Host-" : ""}toolkits_consent`;
+/** The consent cookie, bound to one interaction (`__Host-` over https). */
+const consentCookieName = (secure: boolean) => cookieName("toolkits_consent", secure);
 
-function consentCookie(secure: boolean, value: string, maxAgeS: number): string {
-  const flags = secure ? "; Secure" : "";
-  return `${consentCookieName(secure)}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${flags}`;
-}
-
-/** The values of the cookie `name` in a request's `Cookie` header. */
-export function cookieValues(header: string | null | undefined, name: string): string[] {
-  return (header ?? "")
-    .split(";")
-    .map((part) => part.trim().split("="))
-    .filter(([key]) => key === name)
-    .map(([, ...value]) => value.join("="));
-}
-
-/** A request carrying only the browser's cookies: enough to find its /connect session. */
-export const cookieRequest = (req: IncomingMessage): Request =>
-  new Request("http://localhost/", { headers: { cookie: req.headers.cookie ?? "" } });
+const consentCookie = (secure: boolean, value: string, maxAgeS: number): string =>
+  setCookie(consentCookieName(secure), value, maxAgeS, secure);
 
 /** How the consent page names the person: the subject or token name, not the issuer. */
 const displayName = (principal: string) => principal.replace(/^token:/, "").replace(/^.*#/, "");

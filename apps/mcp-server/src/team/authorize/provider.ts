@@ -1,8 +1,8 @@
 import type { Logger } from "@toolkits/core";
 import type { Configuration, KoaContextWithOIDC, Provider } from "oidc-provider";
 import { GRANT_CLAIM, within } from "../../http/auth/builtin.js";
-import { SECURITY_HEADERS } from "../connect/respond.js";
-import { messagePage } from "../connect/templates.js";
+import { SECURITY_HEADERS } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import type { TeamStore } from "../store/index.js";
 import { grantClaim, storeAdapter } from "./adapter.js";
 import { clientPolicy } from "./clients.js";

@@ -2,9 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
 import { readBody } from "../../pages.js";
-import { page, redirect } from "../connect/respond.js";
+import { page, redirect } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { MAX_RETURN_PATH } from "../connect/session.js";
-import { messagePage } from "../connect/templates.js";
 import { AS_PATH } from "./provider.js";
 import { logRefusal } from "./refusals.js";
 

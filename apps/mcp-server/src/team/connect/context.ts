@@ -1,11 +1,13 @@
 import type { Logger } from "@toolkits/core";
 import type * as oauth from "openid-client";
 import type { OAuthClients, OAuthProviderId } from "../../credentials/providers.js";
+import { withoutTrailingSlash } from "../../urls.js";
+import type { CookieSealer, StoreKeys } from "../../web/sealed-cookies.js";
+import type { AuthorizationServer } from "../authorize/index.js";
 import type { Connections } from "../connections.js";
 import { hashKey, type TeamStore } from "../store/index.js";
 import { type SignInMethods, signInMethods } from "./methods.js";
-import { type CookieSealer, cookieSealer, type StoreKeys } from "./pending.js";
-import type { AuthorisedClient } from "./templates.js";
+import { type Pending, pendingSealer } from "./pending.js";
 
 /** What the connect pages need from the server that serves them. */
 export interface ConnectDeps {
@@ -42,26 +44,14 @@ export interface ConnectDeps {
   identifyToken?: (token: string) => string | undefined;
   /** The scopes the composed toolkits declare for a provider (`PROVIDERS[p].scopes(tools)`). */
   scopes: (provider: OAuthProviderId) => string[];
-  /**
-   * With the built-in authorization server: the clients each person authorised, which `/connect`
-   * lists with a revoke button.
-   */
-  authorised?: () => AuthorisedClients | undefined;
-  /**
-   * With the built-in authorization server: ends its own session of the browser `request` comes
-   * from, on signing out; resolves to the Set-Cookie lines clearing its cookies.
-   * @throws StoreUnavailable when the store is out of reach.
-   */
-  endAuthorizationSession?: (request: Request) => Promise<string[]>;
 }
 
-/** The clients a person authorised at the built-in authorization server (see team/authorize/consent.ts). */
-export interface AuthorisedClients {
-  /** Latest first. */
-  list(principal: string): Promise<AuthorisedClient[]>;
-  /** Revokes every grant `principal` gave `clientId`; resolves to whether there was one. */
-  revoke(principal: string, clientId: string): Promise<boolean>;
-}
+/**
+ * What the connect pages take of the built-in authorization server, when it runs: the clients each
+ * person authorised there (listed with a revoke button), and ending its own session of a browser on
+ * signing out (resolving to the Set-Cookie lines clearing its cookies; @throws StoreUnavailable).
+ */
+export type ConnectAuthorization = Pick<AuthorizationServer, "clients" | "endSession">;
 
 /** The deps with what every handler derives from them. */
 export interface ConnectContext extends ConnectDeps {
@@ -72,7 +62,9 @@ export interface ConnectContext extends ConnectDeps {
   /** How browsers sign in here. */
   methods: SignInMethods;
   /** Seals what a browser carries before it is signed in. */
-  cookies: CookieSealer;
+  cookies: CookieSealer<Pending>;
+  /** With the built-in authorization server (the pages only: signing in needs nothing of it). */
+  authorization?: ConnectAuthorization;
   /**
    * An OAuth configuration, made once per key and then reused (discovery costs a request); a
    * failure is not remembered, so the next request tries again.
@@ -82,14 +74,14 @@ export interface ConnectContext extends ConnectDeps {
 
 /** @throws Error naming the variable when a store key is not 32 bytes of base64. */
 export function connectContext(deps: ConnectDeps): ConnectContext {
-  const base = deps.publicUrl.replace(/\/+$/, "");
+  const base = withoutTrailingSlash(deps.publicUrl);
   const configurations = new Map<string, Promise<oauth.Configuration>>();
   return {
     ...deps,
     base,
     secureCookies: base.startsWith("https:"),
     methods: signInMethods(deps),
-    cookies: cookieSealer(deps.storeKeys),
+    cookies: pendingSealer(deps.storeKeys),
     configuration(key, make) {
       let made = configurations.get(key);
       if (!made) {

@@ -2,29 +2,40 @@ import { redact } from "@toolkits/core";
 import { isOAuthProvider, isProviderId, type ProviderId } from "../../credentials/providers.js";
 import type { Account } from "../../front/account.js";
 import { isLoopbackHost } from "../../http/listen.js";
+import { page } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import { isConnectPath } from "../paths.js";
 import { StoreUnavailable } from "../store/index.js";
 import { accountOf } from "./account.js";
-import { type ConnectContext, type ConnectDeps, connectContext } from "./context.js";
+import {
+  type ConnectAuthorization,
+  type ConnectContext,
+  type ConnectDeps,
+  connectContext,
+} from "./context.js";
 import { errorText } from "./failures.js";
 import { linkWithoutCode, openLink } from "./link.js";
 import { disconnect, listConnections, revokeAuthorised } from "./manage.js";
 import { submitMarketing } from "./marketing.js";
 import { finishSignIn } from "./oidc.js";
-import { page } from "./respond.js";
 import { currentSession, type SignedInSession } from "./session.js";
 import { requireSignIn, showSignIn, submitToken } from "./signin.js";
 import { showSignOut, submitSignOut } from "./signout.js";
-import { messagePage } from "./templates.js";
 import { finishUpstream } from "./upstream.js";
 
-export type { ConnectDeps } from "./context.js";
+export type { ConnectAuthorization, ConnectDeps } from "./context.js";
 
-/** The connect pages, and who the browsers that reach the server are, for the toolkits' pages. */
+/**
+ * Who the browsers that reach the server are (for the toolkits' pages, the front page and the
+ * built-in authorization server), and the connect pages.
+ */
 export interface ConnectSite {
-  /** The pages, fetch-style: see `createConnectPages`. */
-  pages(request: Request): Promise<Response | undefined>;
+  /**
+   * The pages, fetch-style (see `createConnectPages`), with the built-in authorization server's
+   * clients and sessions when it runs. Made apart from the rest, which that server is built on.
+   */
+  pages(authorization?: ConnectAuthorization): (request: Request) => Promise<Response | undefined>;
   /**
    * The principal the request's browser is signed in as at /connect (its session cookie), or
    * `undefined`. @throws StoreUnavailable when the store is out of reach.
@@ -59,14 +70,17 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
     );
   }
   return {
-    async pages(request) {
-      const url = new URL(request.url);
-      if (!isConnectPath(url.pathname)) return undefined;
-      try {
-        return await route(ctx, request, url);
-      } catch (error) {
-        return failure(ctx, error);
-      }
+    pages(authorization) {
+      const pagesCtx: ConnectContext = { ...ctx, authorization };
+      return async (request) => {
+        const url = new URL(request.url);
+        if (!isConnectPath(url.pathname)) return undefined;
+        try {
+          return await route(pagesCtx, request, url);
+        } catch (error) {
+          return failure(pagesCtx, error);
+        }
+      };
     },
     personOf: async (request) => (await currentSession(ctx, request))?.record.principal,
     signIn: (returnTo) => requireSignIn(ctx, returnTo).catch((error: unknown) => failure(ctx, error)),
@@ -90,8 +104,8 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
  * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
  *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
  * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
- * - `POST /connect/clients/revoke` — with the built-in authorization server: ends every grant the
- *   person gave a client.
+ * - `POST /connect/clients/revoke` — with the built-in authorization server (`authorization`):
+ *   ends every grant the person gave a client.
  *
  * Signed-in sessions and upstream authorizations live in `deps.store`, so any replica serves any
  * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
@@ -99,8 +113,11 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
  * signing out, which also clears the built-in authorization server's.
  * @throws Error naming the variable when a store key is not 32 bytes of base64.
  */
-export function createConnectPages(deps: ConnectDeps): (request: Request) => Promise<Response | undefined> {
-  return connectSite(deps).pages;
+export function createConnectPages(
+  deps: ConnectDeps,
+  authorization?: ConnectAuthorization,
+): (request: Request) => Promise<Response | undefined> {
+  return connectSite(deps).pages(authorization);
 }
 
 async function route(ctx: ConnectContext, request: Request, url: URL): Promise<Response> {
@@ -116,7 +133,7 @@ async function route(ctx: ConnectContext, request: Request, url: URL): Promise<R
     const own = ownPage(ctx, request, first);
     if (own) return own;
   }
-  if (first === "clients" && second === "revoke" && ctx.authorised?.()) {
+  if (first === "clients" && second === "revoke" && ctx.authorization) {
     if (method !== "POST") return notAllowed("POST");
     return withSession(ctx, request, (s) => revokeAuthorised(ctx, request, s));
   }

@@ -5,17 +5,17 @@ import {
   PROVIDERS,
   type ProviderId,
 } from "../../credentials/providers.js";
+import { html } from "../../web/html.js";
+import { page } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
 import { errorText } from "./failures.js";
-import { html } from "./html.js";
 import { marketingForm } from "./marketing.js";
 import { signInKindOf } from "./methods.js";
-import { page } from "./respond.js";
 import { currentSession } from "./session.js";
 import { requireSignIn } from "./signin.js";
 import { SIGN_OUT_PATH } from "./signout.js";
-import { messagePage } from "./templates.js";
 import { beginUpstream, NotConfigured, type Upstream, upstreamFor } from "./upstream.js";
 
 /**

@@ -1,8 +1,9 @@
 import { PROVIDERS, type ProviderId } from "../../credentials/providers.js";
+import { page } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page } from "./respond.js";
 import { type SignedInSession, sessionForm } from "./session.js";
-import { connectionsPage, howToDisconnect, messagePage } from "./templates.js";
+import { connectionsPage, howToDisconnect } from "./templates.js";
 import { type Revocation, revokeConnection } from "./upstream.js";
 
 /**
@@ -16,7 +17,7 @@ export async function listConnections(
 ): Promise<Response> {
   const { principal, display, csrf } = session.record;
   const connections = await ctx.connections.list(principal);
-  const clients = (await ctx.authorised?.()?.list(principal)) ?? [];
+  const clients = (await ctx.authorization?.clients.list(principal)) ?? [];
   return page(200, connectionsPage(display ?? principal, connections, csrf, notice, clients));
 }
 
@@ -30,7 +31,7 @@ export async function revokeAuthorised(
   session: SignedInSession,
 ): Promise<Response> {
   const form = await sessionForm(session, request);
-  const clients = ctx.authorised?.();
+  const clients = ctx.authorization?.clients;
   const clientId = form?.get("client_id");
   if (!form || !clients || !clientId)
     return page(400, messagePage("This form has expired", "Nothing was revoked.", howToDisconnect));

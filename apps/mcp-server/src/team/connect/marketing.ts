@@ -1,10 +1,11 @@
 import { redact, Secret } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING, type Region, resolveUpstream } from "@toolkits/marketing";
 import type { KeyGrant } from "../../credentials/grant.js";
+import { page } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { type ConnectContext, principalHash } from "./context.js";
-import { page } from "./respond.js";
 import { type SignedInSession, sessionForm } from "./session.js";
-import { connectedPage, marketingFormPage, messagePage } from "./templates.js";
+import { connectedPage, marketingFormPage } from "./templates.js";
 
 /** The key check gives up after this long, in milliseconds. */
 const CHECK_TIMEOUT_MS = 15_000;

@@ -1,13 +1,13 @@
 import * as oauth from "openid-client";
 import { discover } from "../../credentials/oauth.js";
+import { page, redirect } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
 import { exchangeFailure, logSignInRefusal, oauthErrorCode } from "./failures.js";
 import type { OidcMethod } from "./methods.js";
 import type { Pending } from "./pending.js";
-import { page, redirect } from "./respond.js";
 import { currentPending, pendingCookie, signIn } from "./session.js";
-import { messagePage } from "./templates.js";
 
 /** Where the identity provider sends the browser back to. */
 export const SIGNED_IN_PATH = `${CONNECT_PATH}/signed-in`;

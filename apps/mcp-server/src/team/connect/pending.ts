@@ -1,5 +1,5 @@
-import { hkdfSync, randomBytes } from "node:crypto";
-import { type KeyVariable, keyId, open, parseKey, seal } from "../store/sealed.js";
+import { newCsrfToken } from "../../web/csrf.js";
+import { type CookieSealer, cookieSealer, type StoreKeys } from "../../web/sealed-cookies.js";
 
 /** How long a browser has to finish signing in, in milliseconds (10 minutes). */
 export const PENDING_TTL_MS = 10 * 60_000;
@@ -25,62 +25,18 @@ export interface Pending {
   expiresAt: number;
 }
 
-/** `MCP_STORE_KEY` and, during a rotation, `MCP_STORE_KEY_PREVIOUS` (base64, as the store takes them). */
-export interface StoreKeys {
-  key: string;
-  previousKey?: string;
-}
-
-/** Seals what a browser carries (pending sign-ins, by default) into cookie values and opens them again. */
-export interface CookieSealer<T extends { expiresAt: number } = Pending> {
-  /** The cookie value (`v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts) carrying `value`. */
-  seal(value: T): string;
-  /** What a cookie value carries; `undefined` when it does not open (forged, altered, sealed elsewhere) or expired. */
-  open(value: string, now?: number): T | undefined;
-}
-
 /** The additional authenticated data and key-derivation label: nothing else sealed opens as a pending sign-in. */
 const LABEL = "toolkits-mcp connect: pending sign-in";
 
 /**
- * A sealer under AES-256-GCM keys derived (HKDF-SHA256) from the store's keys, so every replica
- * opens what another sealed, and a rotation keeps sign-ins under way working. The store key is
- * never used as such, and `label` (one per kind of cookie) binds the keys and the sealed values:
- * a sealed cookie opens as nothing else.
- * @throws Error naming the variable when a key is not 32 bytes of base64 (see `parseKey`).
+ * Seals pending sign-ins into the session cookie's value (see `cookieSealer`).
+ * @throws Error naming the variable when a key is not 32 bytes of base64.
  */
-export function cookieSealer<T extends { expiresAt: number } = Pending>(
-  keys: StoreKeys,
-  label = LABEL,
-): CookieSealer<T> {
-  const named: [string | undefined, KeyVariable][] = [
-    [keys.key, "MCP_STORE_KEY"],
-    [keys.previousKey, "MCP_STORE_KEY_PREVIOUS"],
-  ];
-  const derived = named
-    .filter((entry): entry is [string, KeyVariable] => Boolean(entry[0]?.trim()))
-    .map(([value, variable]) => {
-      const key = Buffer.from(hkdfSync("sha256", parseKey(value, variable), "", label, 32));
-      return { key, kid: keyId(key) };
-    });
-  const [current] = derived;
-  if (!current) throw new Error("MCP_STORE_KEY is not set.");
-  return {
-    seal: (sealed) => seal(current.key, current.kid, label, JSON.stringify(sealed)),
-    open(value, now = Date.now()) {
-      const [, kid, iv, ciphertext, tag, ...rest] = value.split(".");
-      const entry = derived.find((each) => each.kid === kid);
-      if (!entry || !iv || ciphertext === undefined || !tag || rest.length) return undefined;
-      const text = open(entry.key, label, iv, ciphertext, tag);
-      const opened = text === undefined ? undefined : (JSON.parse(text) as T);
-      return opened && opened.expiresAt > now ? opened : undefined;
-    },
-  };
-}
+export const pendingSealer = (keys: StoreKeys): CookieSealer<Pending> => cookieSealer<Pending>(keys, LABEL);
 
 /** A new pending sign-in returning to `returnTo`, for PENDING_TTL_MS from `now`. */
 export const newPending = (returnTo: string, now = Date.now()): Pending => ({
-  csrf: randomBytes(24).toString("base64url"),
+  csrf: newCsrfToken(),
   returnTo,
   expiresAt: now + PENDING_TTL_MS,
 });

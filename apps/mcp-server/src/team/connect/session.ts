@@ -1,9 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { cookieName, cookieValues, setCookie } from "../../web/cookies.js";
+import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
+import { readForm, redirect } from "../../web/respond.js";
 import { CONNECT_PATH } from "../connections.js";
 import { hashKey } from "../store/index.js";
 import type { ConnectContext } from "./context.js";
 import type { Pending } from "./pending.js";
-import { readForm, redirect } from "./respond.js";
 
 /**
  * The browser's one cookie: a signed-in session's opaque id, whose record lives in the store, or,
@@ -12,7 +14,7 @@ import { readForm, redirect } from "./respond.js";
  * https public URL it is `__Host-` (Secure, path /, no domain): no other site, a sibling subdomain
  * included, can plant one, so a browser is never signed in as someone else's session.
  */
-export const sessionCookieName = (secure: boolean): string => `${secure ? "__Host-" : ""}toolkits_connect`;
+export const sessionCookieName = (secure: boolean): string => cookieName("toolkits_connect", secure);
 /** How long a signed-in browser session lasts, in milliseconds (12 hours). */
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
@@ -43,7 +45,7 @@ export async function currentSession(
   ctx: ConnectContext,
   request: Request,
 ): Promise<SignedInSession | undefined> {
-  for (const id of cookieValues(ctx, request).filter((value) => SESSION_ID.test(value))) {
+  for (const id of sessionCookies(ctx, request).filter((value) => SESSION_ID.test(value))) {
     const key = hashKey(id);
     const record = await ctx.store.get<SessionRecord>(storeKey(key));
     if (record) return { key, record };
@@ -54,7 +56,7 @@ export async function currentSession(
 /** The sign-in the request's cookie carries, if it opens and has not expired. */
 export function currentPending(ctx: ConnectContext, request: Request): Pending | undefined {
   // Session ids have no dots; sealed values do.
-  const sealed = cookieValues(ctx, request).filter((value) => value.includes("."));
+  const sealed = sessionCookies(ctx, request).filter((value) => value.includes("."));
   return sealed.map((value) => ctx.cookies.open(value)).find((pending) => pending !== undefined);
 }
 
@@ -75,7 +77,7 @@ export async function signIn(
   pending: Pending,
 ): Promise<Response> {
   const id = randomBytes(32).toString("base64url");
-  const record: SessionRecord = { principal, display, csrf: randomBytes(24).toString("base64url") };
+  const record: SessionRecord = { principal, display, csrf: newCsrfToken() };
   await ctx.store.set(storeKey(hashKey(id)), record, SESSION_TTL_MS);
   const session = cookie(ctx, id, SESSION_TTL_MS / 1000);
   return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie: session });
@@ -101,18 +103,8 @@ export async function endSession(ctx: ConnectContext, session: SignedInSession):
   return cookie(ctx, "", 0);
 }
 
-function cookie(ctx: ConnectContext, value: string, maxAgeS: number): string {
-  const secure = ctx.secureCookies ? "; Secure" : "";
-  const name = sessionCookieName(ctx.secureCookies);
-  return `${name}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
-}
-
-/** Whether a posted form carries the CSRF token `expected` (compared in constant time). */
-export function csrfMatches(expected: string, form: URLSearchParams): boolean {
-  const presented = form.get("csrf");
-  if (!presented) return false;
-  return timingSafeEqual(digest(presented), digest(expected));
-}
+const cookie = (ctx: ConnectContext, value: string, maxAgeS: number): string =>
+  setCookie(sessionCookieName(ctx.secureCookies), value, maxAgeS, ctx.secureCookies);
 
 /** The fields of a form posted with this session's CSRF token; `undefined` for any other request. */
 export async function sessionForm(
@@ -123,19 +115,10 @@ export async function sessionForm(
   return form && csrfMatches(session.record.csrf, form) ? form : undefined;
 }
 
-const digest = (value: string) => createHash("sha256").update(value).digest();
-
 /**
  * The values the browser sent under the session cookie's name, at most two: a browser sends two
  * while one an earlier version set (on the path /connect only, naming a session that no longer
  * counts) lives. Over https only the `__Host-` name counts.
  */
-function cookieValues(ctx: ConnectContext, request: Request): string[] {
-  const name = sessionCookieName(ctx.secureCookies);
-  const values: string[] = [];
-  for (const part of request.headers.get("cookie")?.split(";") ?? []) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) values.push(part.slice(at + 1).trim());
-  }
-  return values.slice(0, 2);
-}
+const sessionCookies = (ctx: ConnectContext, request: Request): string[] =>
+  cookieValues(request.headers.get("cookie"), sessionCookieName(ctx.secureCookies)).slice(0, 2);

@@ -1,19 +1,14 @@
+import { csrfMatches } from "../../web/csrf.js";
+import { page, readForm, redirect } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
 import { logSignInRefusal } from "./failures.js";
 import type { SignInKind } from "./methods.js";
 import { startOidc } from "./oidc.js";
 import { newPending } from "./pending.js";
-import { page, readForm, redirect } from "./respond.js";
-import {
-  csrfMatches,
-  currentPending,
-  currentSession,
-  pendingCookie,
-  safeReturnPath,
-  signIn,
-} from "./session.js";
-import { messagePage, tokenSignInPage } from "./templates.js";
+import { currentPending, currentSession, pendingCookie, safeReturnPath, signIn } from "./session.js";
+import { tokenSignInPage } from "./templates.js";
 
 export const SIGN_IN_PATH = `${CONNECT_PATH}/sign-in`;
 

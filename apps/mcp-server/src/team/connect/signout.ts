@@ -1,8 +1,9 @@
+import { page } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import type { ConnectContext } from "./context.js";
-import { page } from "./respond.js";
 import { currentSession, endSession, sessionForm } from "./session.js";
-import { messagePage, signOutPage } from "./templates.js";
+import { signOutPage } from "./templates.js";
 
 export const SIGN_OUT_PATH = `${CONNECT_PATH}/sign-out`;
 
@@ -29,7 +30,7 @@ export async function submitSignOut(ctx: ConnectContext, request: Request): Prom
     );
   }
   const cleared = await endSession(ctx, session);
-  return signedOut([cleared, ...((await ctx.endAuthorizationSession?.(request)) ?? [])]);
+  return signedOut([cleared, ...((await ctx.authorization?.endSession(request)) ?? [])]);
 }
 
 const signedOut = (cookie?: readonly string[]) =>

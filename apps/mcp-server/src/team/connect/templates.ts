@@ -1,31 +1,13 @@
 import type { Grant } from "../../credentials/grant.js";
 import { PROVIDERS } from "../../credentials/providers.js";
+import { type Html, html } from "../../web/html.js";
+import { layout, messagePage } from "../../web/templates.js";
+import type { AuthorisedClient } from "../authorize/consent.js";
 import { CONNECT_PATH } from "../connections.js";
-import { type Html, html } from "./html.js";
 
-// Every value reaches these templates through `html`, which escapes it. None is ever given a
-// token, key, code, verifier or state: only titles, account names, regions and the CSRF token.
-
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input,select{font:inherit;padding:.3rem;width:100%;box-sizing:border-box}
-button{font:inherit;padding:.4rem 1rem;margin-top:1rem}.error{color:#a00}ul{padding:0;list-style:none}
-li{border:1px solid #ccc;border-radius:4px;padding:.6rem 1rem;margin:.6rem 0}li form{display:inline}small{color:#555}`;
-
-/** A whole page around `body`. */
-export function layout(title: string, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style>${STYLE}</style></head>
-<body><h1>${title}</h1>
-${body}
-</body></html>
-`;
-}
-
-/** A page of plain paragraphs (text escaped; `Html` parts kept). */
-export function messagePage(title: string, ...paragraphs: Array<string | Html>): Html {
-  return layout(title, html`${paragraphs.map((paragraph) => html`<p>${paragraph}</p>`)}`);
-}
+// The connect pages, in the server's page layout (web/templates.ts). Every value reaches them
+// through `html`, which escapes it. None is ever given a token, key, code, verifier or state: only
+// titles, account names, regions and the CSRF token.
 
 const connectionsLink = html`<a href="${CONNECT_PATH}">your connections</a>`;
 
@@ -94,15 +76,11 @@ export function connectedPage(connection: Grant): Html {
   );
 }
 
-/** A client the person authorised at the built-in authorization server. */
-export interface AuthorisedClient {
-  clientId: string;
-  name: string;
-  scopes: readonly string[];
-}
+/** What the list shows of a client the person authorised at the built-in authorization server. */
+type ShownClient = Pick<AuthorisedClient, "clientId" | "name" | "scopes">;
 
 /** The clients the person authorised, each with a revoke button; nothing without any. */
-function authorisedList(clients: readonly AuthorisedClient[], csrf: string): Html | undefined {
+function authorisedList(clients: readonly ShownClient[], csrf: string): Html | undefined {
   if (!clients.length) return undefined;
   const items = clients.map(
     (
@@ -120,7 +98,7 @@ export function connectionsPage(
   connections: readonly Grant[],
   csrf: string,
   notice?: string,
-  clients: readonly AuthorisedClient[] = [],
+  clients: readonly ShownClient[] = [],
 ): Html {
   const items = connections.map(
     (connection) => html`<li><strong>${PROVIDERS[connection.provider].title}</strong>${describe(connection)}

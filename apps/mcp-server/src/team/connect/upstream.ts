@@ -11,13 +11,14 @@ import {
 } from "../../credentials/oauth.js";
 import { type OAuthProviderId, PROVIDERS } from "../../credentials/providers.js";
 import { revokeGrant } from "../../credentials/renew.js";
+import { page, redirect } from "../../web/respond.js";
+import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
 import { type ConnectContext, principalHash } from "./context.js";
 import { errorText, exchangeFailure, oauthErrorCode } from "./failures.js";
 import { peekFlow, saveFlow, takeFlow } from "./flows.js";
-import { page, redirect } from "./respond.js";
 import type { SignedInSession } from "./session.js";
-import { connectedPage, messagePage } from "./templates.js";
+import { connectedPage } from "./templates.js";
 
 /** A provider's authorization server, as configured for this deployment. */
 export interface Upstream {

@@ -1,3 +1,5 @@
+import { escapeHtml } from "@toolkits/core";
+
 /** Markup that is already safe to insert as is; everything else is escaped by `html`. */
 export class Html {
   constructor(readonly markup: string) {}
@@ -5,19 +7,6 @@ export class Html {
   toString(): string {
     return this.markup;
   }
-}
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text made safe for an HTML element or a quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char);
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { Html } from "./html.js";
 
 /**
- * Headers on every connect response: nothing is cached or sent to another origin as a referrer
- * (URLs carry single-use codes; within the origin it must go, or a browser posts a form with
- * `Origin: null`, which the Origin guard refuses), no script or framing is allowed (`X-Frame-Options` for browsers that predate
- * CSP's `frame-ancestors`), and forms post back only here.
+ * Headers on every page's response (/connect, the authorization server's; the front page's with
+ * its own CSP): nothing is cached or sent to another origin as a referrer (URLs carry single-use
+ * codes; within the origin it must go, or a browser posts a form with `Origin: null`, which the
+ * Origin guard refuses), no script or framing is allowed (`X-Frame-Options` for browsers that
+ * predate CSP's `frame-ancestors`), and forms post back only here.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
@@ -16,8 +17,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What a response adds to the security headers: its cookies (the session's; signing out also
- * clears the authorization server's), other headers.
+ * What a response adds to the security headers: its cookies (Set-Cookie lines), other headers
+ * (these replace security headers of the same name).
  */
 export interface ResponseExtras {
   cookie?: string | readonly string[];
@@ -44,7 +45,7 @@ export function redirect(location: string, status: 302 | 303, extras: ResponseEx
   return new Response(null, { status, headers });
 }
 
-/** Forms here hold a token, a key and a region: far less than this, in bytes. */
+/** Forms here hold a token, a key and a region, or a client id: far less than this, in bytes. */
 const MAX_FORM_BYTES = 16_384;
 
 /**
