@@ -612,8 +612,8 @@ const CASES: Case[] = [
 describe("the fast path answers as the SDK alone does", () => {
   it.each(CASES)("$name", async ({ sent, way, status, says, inAnyOrder }) => {
     const { served, alone, way: taken } = await both(sent);
+    expectSameAnswer(served, alone, taken, sent, inAnyOrder);
     expect(taken).toBe(way);
-    expectSameAnswer(served, alone, way, sent, inAnyOrder);
     expect(served.status).toBe(status);
     expect(last(served, inAnyOrder)).toMatchObject(says);
   });
