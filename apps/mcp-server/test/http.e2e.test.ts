@@ -1,9 +1,9 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOOLKITS } from "../src/toolkits.js";
+import { connectHttp, type TestClient } from "./clients.js";
 import { type RunningServer, runCli, startHttpServer } from "./spawn.js";
 
 const TOKEN = "static-bearer-token-for-the-http-tests";
@@ -86,13 +86,15 @@ function rawPost(headers: Record<string, string>): Promise<{ status: number; bod
   });
 }
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: "e2e-http", version: "0.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  return client;
+/** Every toolkit's tools, by the names the server lists them under. */
+const SERVED = Object.values(TOOLKITS).flatMap((kit) => kit.tools.map((tool) => tool.name.replace(".", "_")));
+
+/** That `client`'s caller is served every tool, and a call of one answers. */
+async function expectServed(client: TestClient): Promise<void> {
+  expect((await client.listTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(SERVED));
+  const called = await client.call("Pager_WhoAmI");
+  expect(called.isError, called.text).toBe(false);
+  expect(called.data).toMatchObject({ user: { id: expect.any(String) } });
 }
 
 describe("toolkits-mcp over Streamable HTTP", () => {
@@ -145,17 +147,22 @@ describe("toolkits-mcp over Streamable HTTP", () => {
   });
 
   it("serves tools to the SDK client with a static token", async () => {
-    const client = await connect(TOKEN);
-    const { tools } = await client.listTools();
-    expect(tools.length).toBeGreaterThanOrEqual(0);
-    expect(client.getServerVersion()?.name).toBe("toolkits-mcp");
-    await client.close();
+    const client = await connectHttp("v1", server.url, { authorization: `Bearer ${TOKEN}` });
+    try {
+      await expectServed(client);
+      expect(client.serverInfo()?.name).toBe("toolkits-mcp");
+    } finally {
+      await client.close();
+    }
   });
 
   it("accepts a valid JWT and refuses an expired one and one for another audience", async () => {
-    const client = await connect(await jwt({}));
-    expect(Array.isArray((await client.listTools()).tools)).toBe(true);
-    await client.close();
+    const client = await connectHttp("v1", server.url, { authorization: `Bearer ${await jwt({})}` });
+    try {
+      await expectServed(client);
+    } finally {
+      await client.close();
+    }
     const expired = await post({
       authorization: `Bearer ${await jwt({ expiresIn: Math.floor(Date.now() / 1000) - 60 })}`,
     });
