@@ -94,8 +94,9 @@ export type Way = "fast" | "sdk";
 /** `dispatcher`, noting in `ways` which way it answers each request, by JSON-RPC id. */
 function noting(dispatcher: Dispatcher, ways: Map<unknown, Way>): Dispatcher {
   return {
-    dispatch: (message, scope, answering, headers) => {
-      const id = (message as { id?: unknown } | null)?.id;
+    dispatch: (inbound, scope, answering, headers) => {
+      // A null id (not an id the parser keeps) is noted under null, as the case sent it.
+      const id = inbound.single && (inbound.single.id ?? null);
       const noted: Answering<unknown> = {
         ...answering,
         sdk: () => {
@@ -107,7 +108,7 @@ function noting(dispatcher: Dispatcher, ways: Map<unknown, Way>): Dispatcher {
           return answering.reply(response);
         },
       };
-      return dispatcher.dispatch(message, scope, noted as typeof answering, headers);
+      return dispatcher.dispatch(inbound, scope, noted as typeof answering, headers);
     },
   };
 }
