@@ -7,7 +7,14 @@ import { type Logger, silentLogger } from "@toolkits/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { GrantRecord } from "../../src/credentials/grant.js";
 import { type OAuthClients, PROVIDERS, type ProviderId } from "../../src/credentials/providers.js";
-import { type ConnectDeps, createConnectPages } from "../../src/team/connect/index.js";
+import { type ConnectDeps, connectSite } from "../../src/team/connect/index.js";
+
+/** The connect pages of `deps`, as the server serves them (without the built-in authorization server unless given). */
+const createConnectPages = (
+  deps: ConnectDeps,
+  authorization?: Parameters<ReturnType<typeof connectSite>["pages"]>[0],
+) => connectSite(deps).pages(authorization);
+
 import { type Connections, storedConnections } from "../../src/team/connections.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
 import { type Browser, browser, type Page } from "./browser.js";

@@ -32,8 +32,30 @@ export type { ConnectAuthorization, ConnectDeps } from "./context.js";
  */
 export interface ConnectSite {
   /**
-   * The pages, fetch-style (see `createConnectPages`), with the built-in authorization server's
-   * clients and sessions when it runs. Made apart from the rest, which that server is built on.
+   * The pages, fetch-style, with the built-in authorization server's clients and sessions when it
+   * runs (made apart from the rest, which that server is built on): resolves to `undefined` for a
+   * path outside `/connect`, else to the page (HTML with no-store, a same-origin referrer policy, a
+   * CSP without scripts or framing, X-Frame-Options DENY, nosniff).
+   *
+   * - `GET /connect` — the signed-in person's connections, each with a disconnect button.
+   * - `GET /connect/<provider>?code=…` — a connect link: signs the browser in if needed (the way the
+   *   code's person signs in), refuses (403, nothing used up) a code made for someone else, then
+   *   sends to the provider's consent page (`pager`, `google`) or shows the App API key form
+   *   (`marketing`). An unknown or expired code is answered 410 at once.
+   * - `GET /connect/<pager|google>/callback` — the provider's answer: stores the connection.
+   * - `POST /connect/marketing` — the App API key form: checks the key with one read, stores it.
+   * - `POST /connect/<provider>/disconnect` — removes a connection, revoking it upstream where possible.
+   * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
+   *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
+   * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
+   * - `POST /connect/clients/revoke` — with the built-in authorization server (`authorization`):
+   *   ends every grant the person gave a client.
+   *
+   * Signed-in sessions and upstream authorizations live in the store, so any replica serves any
+   * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
+   * there. A response sets one cookie, the session's (`__Host-toolkits_connect` over https), except
+   * signing out, which also clears the built-in authorization server's.
+   * @throws Error naming the variable when a store key is not 32 bytes of base64.
    */
   pages(authorization?: ConnectAuthorization): (request: Request) => Promise<Response | undefined>;
   /**
@@ -56,7 +78,7 @@ export interface ConnectSite {
 }
 
 /**
- * The connect pages (see `createConnectPages`) and what the toolkits' pages need of them, sharing
+ * The connect pages (see `ConnectSite.pages`) and what the toolkits' pages need of them, sharing
  * one context. Warns on `deps.logger` when the public URL is plain http away from this machine,
  * as the session cookie then goes without `Secure`.
  * @throws Error naming the variable when a store key is not 32 bytes of base64.
@@ -86,38 +108,6 @@ export function connectSite(deps: ConnectDeps): ConnectSite {
     signIn: (returnTo) => requireSignIn(ctx, returnTo).catch((error: unknown) => failure(ctx, error)),
     account: (request, providers) => accountOf(ctx, request, providers),
   };
-}
-
-/**
- * The connect pages, fetch-style: resolves to `undefined` for a path outside `/connect`, else to
- * the page (HTML with no-store, a same-origin referrer policy, a CSP without scripts or framing, X-Frame-Options
- * DENY, nosniff).
- *
- * - `GET /connect` — the signed-in person's connections, each with a disconnect button.
- * - `GET /connect/<provider>?code=…` — a connect link: signs the browser in if needed (the way the
- *   code's person signs in), refuses (403, nothing used up) a code made for someone else, then
- *   sends to the provider's consent page (`pager`, `google`) or shows the App API key form
- *   (`marketing`). An unknown or expired code is answered 410 at once.
- * - `GET /connect/<pager|google>/callback` — the provider's answer: stores the connection.
- * - `POST /connect/marketing` — the App API key form: checks the key with one read, stores it.
- * - `POST /connect/<provider>/disconnect` — removes a connection, revoking it upstream where possible.
- * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
- *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
- * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
- * - `POST /connect/clients/revoke` — with the built-in authorization server (`authorization`):
- *   ends every grant the person gave a client.
- *
- * Signed-in sessions and upstream authorizations live in `deps.store`, so any replica serves any
- * step; a browser not signed in carries its sign-in in its sealed cookie, so it writes nothing
- * there. A response sets one cookie, the session's (`__Host-toolkits_connect` over https), except
- * signing out, which also clears the built-in authorization server's.
- * @throws Error naming the variable when a store key is not 32 bytes of base64.
- */
-export function createConnectPages(
-  deps: ConnectDeps,
-  authorization?: ConnectAuthorization,
-): (request: Request) => Promise<Response | undefined> {
-  return connectSite(deps).pages(authorization);
 }
 
 async function route(ctx: ConnectContext, request: Request, url: URL): Promise<Response> {
