@@ -98,6 +98,9 @@ defaults
   timeout client 60s
   timeout server 60s
   timeout http-request 15s
+  # A readiness check may take longer than the 300 ms between checks on a loaded machine; without
+  # this it would be cut off at 300 ms, and one slow answer (fall 1) takes a live replica out.
+  timeout check 2s
   retries 2
   option redispatch 1
 
