@@ -14,35 +14,27 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const ENVELOPE = { [PROTOCOL_VERSION]: "2026-07-28", [CLIENT_CAPABILITIES]: {} };
 const INFO = { name: "test-server", version: "1.0.0" };
 
-/** What the last call of Test.Seen was given. */
+/** What the last call of a tool here was given. */
 let seen: ToolContext | undefined;
 const NOTHING = z.object({});
-const TOOL = { hints: READ_ONLY_HINTS, auth: {}, input: NOTHING, output: NOTHING };
-const registry = createToolRegistry(
-  [
-    defineTool({
-      ...TOOL,
-      name: "Test.Seen",
-      title: "Seen",
-      description: "Notes what it was given.",
-      handler: async (_input, context) => {
-        seen = context;
-        return {};
-      },
-    }),
-    defineTool({
-      ...TOOL,
-      name: "Test.Fail",
-      title: "Fail",
-      description: "Fails, noting what it was given.",
-      handler: async (_input, context) => {
-        seen = context;
-        throw new ToolError("upstream_error", "It failed.");
-      },
-    }),
-  ],
-  envHost({}),
-);
+
+/** A tool noting what it was given, then answering nothing or, when it `fails`, a tool error. */
+const noting = (name: string, fails: boolean) =>
+  defineTool({
+    name,
+    title: name,
+    description: fails ? "Fails, noting what it was given." : "Notes what it was given.",
+    hints: READ_ONLY_HINTS,
+    auth: {},
+    input: NOTHING,
+    output: NOTHING,
+    handler: async (_input, context) => {
+      seen = context;
+      if (fails) throw new ToolError("upstream_error", "It failed.");
+      return {};
+    },
+  });
+const registry = createToolRegistry([noting("Test.Seen", false), noting("Test.Fail", true)], envHost({}));
 const dispatcher = createDispatcher(() => registry, INFO);
 
 const call = (name: string, meta?: object, id: number | string = 7) => ({
