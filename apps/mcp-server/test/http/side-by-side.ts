@@ -10,7 +10,7 @@ import { connectors } from "../../src/connectors/selection.js";
 import { type Answering, createDispatcher, type Dispatcher } from "../../src/dispatch.js";
 import { deferredSandboxHost } from "../../src/host.js";
 import { connectorTarget } from "../../src/http/connectors.js";
-import { mcpEndpoint } from "../../src/http/endpoint.js";
+import { type EndpointOptions, mcpEndpoint } from "../../src/http/endpoint.js";
 import { iconSet } from "../../src/icons/index.js";
 import { servedRegistries } from "../../src/served.js";
 import { serverInfo } from "../../src/server.js";
@@ -116,8 +116,18 @@ function noting(dispatcher: Dispatcher, ways: Map<unknown, Way>): Dispatcher {
 /** The SDK alone: every request to its handler, as if there were no fast path. */
 const SDK_ALONE: Dispatcher = { dispatch: (_message, _scope, answering) => answering.sdk() };
 
-/** `/mcp` and the connector URLs, answered on loopback through `dispatcher`; resolves to the port. */
-async function serve(dispatcher: Dispatcher, servers: { close(): void }[]): Promise<number> {
+/** The server's dispatcher over these registries: the fast path, else the SDK. */
+export const servedDispatcher = (): Dispatcher => createDispatcher(registryOf, INFO);
+
+/**
+ * `/mcp` and the connector URLs, answered on loopback through `dispatcher`, with the endpoint's
+ * options as `overrides` change them; resolves to the port.
+ */
+export async function serve(
+  dispatcher: Dispatcher,
+  servers: { close(): void }[],
+  overrides: Partial<EndpointOptions> = {},
+): Promise<number> {
   const mcp = mcpEndpoint({
     registryOf,
     serverInfo: INFO,
@@ -132,6 +142,7 @@ async function serve(dispatcher: Dispatcher, servers: { close(): void }[]): Prom
     graceOver: new AbortController().signal,
     apps: true,
     logger: silentLogger,
+    ...overrides,
   });
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -159,7 +170,7 @@ export async function sideBySide(): Promise<SideBySide> {
   const ways = new Map<unknown, Way>();
   const servers: { close(): void }[] = [];
   const ports = {
-    served: await serve(noting(createDispatcher(registryOf, INFO), ways), servers),
+    served: await serve(noting(servedDispatcher(), ways), servers),
     alone: await serve(SDK_ALONE, servers),
   };
   const post: SideBySide["post"] = (to, sent) => send(ports[to], sent);
@@ -205,7 +216,7 @@ const TRANSPORT_HEADERS = new Set([
 ]);
 
 /** Posts `sent` to `port` with exactly its headers (fetch would add `accept: *\/*`). */
-function send(port: number, sent: Sent): Promise<Answer> {
+export function send(port: number, sent: Sent): Promise<Answer> {
   const given = Object.entries({ "content-type": "application/json", ...sent.headers });
   const headers = Object.fromEntries(given.filter(([, value]) => value !== undefined));
   return new Promise((resolve, reject) => {
