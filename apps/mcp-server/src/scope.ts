@@ -77,8 +77,8 @@ export function requestScope(message: InboundMessage | undefined, facts: Transpo
   const known = "known" in facts.initialized ? facts.initialized.known : undefined;
   const urlElicitation = (): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined> => {
     if (!message) return undefined;
-    if (era === "modern" || "known" in facts.initialized) return urlElicitationOf(message, known);
-    return facts.initialized.recall().then((recalled) => urlElicitationOf(message, recalled));
+    if (era === "modern" || "known" in facts.initialized) return urlElicitationOf(message, known, era);
+    return facts.initialized.recall().then((recalled) => urlElicitationOf(message, recalled, era));
   };
   const declared = era === "modern" ? message?.capabilities : known;
   const apps = facts.apps ? appsOf(era, declared, "known" in facts.initialized) : undefined;

@@ -79,6 +79,19 @@ describe("requestScope: the era", () => {
 });
 
 describe("requestScope: URL elicitation", () => {
+  it("takes the form of the connection's era, not the message's", () => {
+    // A 2026 envelope on a legacy connection: the 2025 form, from what initialize declared.
+    const onLegacy = requestScope(
+      modernCall(URL_ELICITATION),
+      facts({ era: "legacy", ...known(URL_ELICITATION) }),
+    );
+    expect(onLegacy.urlElicitation()).toBe("error");
+    // No envelope on a modern connection: nothing to go by, so no elicitation at all.
+    expect(
+      requestScope(legacyCall(), facts({ era: "modern", ...known(URL_ELICITATION) })).urlElicitation(),
+    ).toBeUndefined();
+  });
+
   it("a modern client's is its envelope's", () => {
     expect(requestScope(modernCall(URL_ELICITATION), facts()).urlElicitation()).toBe("input_required");
     expect(requestScope(modernCall({}), facts()).urlElicitation()).toBeUndefined();

@@ -17,22 +17,22 @@ export class CallsInFlight {
    */
   open(
     caller: string,
-    ids: readonly (string | number)[],
+    ids: readonly MessageId[],
     exchange: Exchange,
-  ): { call(id: string | number): AbortController | undefined; close(): void } {
-    const opened = new Map<string, AbortController>();
+  ): { call(id: MessageId): AbortController | undefined; close(): void } {
+    const opened = new Map<MessageId, AbortController>();
     for (const id of ids) {
-      const key = `${caller} ${String(id)}`;
       const call = exchange.call();
-      opened.set(String(id), call);
+      opened.set(id, call);
+      const key = callKey(caller, id);
       const set = this.calls.get(key) ?? new Set();
       this.calls.set(key, set.add(call));
     }
     return {
-      call: (id) => opened.get(String(id)),
+      call: (id) => opened.get(id),
       close: () => {
         for (const [id, call] of opened) {
-          const key = `${caller} ${id}`;
+          const key = callKey(caller, id);
           const set = this.calls.get(key);
           set?.delete(call);
           if (!set?.size) this.calls.delete(key);
@@ -45,9 +45,12 @@ export class CallsInFlight {
   cancel(caller: string, inbound: InboundBody): void {
     for (const { cancels } of inbound.messages)
       if (cancels !== undefined)
-        for (const call of this.calls.get(`${caller} ${String(cancels)}`) ?? []) call.abort();
+        for (const call of this.calls.get(callKey(caller, cancels)) ?? []) call.abort();
   }
 }
+
+/** A call's key among everyone's: 1 and "1" are different JSON-RPC ids. */
+const callKey = (caller: string, id: MessageId): string => `${caller} ${typeof id} ${id}`;
 
 /** The ids of the tool calls in a body (one request or a batch). */
 export const callIds = (inbound: InboundBody): MessageId[] =>

@@ -278,13 +278,13 @@ const CASES: Case[] = [
     NOT_HERE,
   ),
   fastly(
-    "/mcp/pager/readonly on 2025, a write tool",
-    at("/mcp/pager/readonly", legacyCall("Pager_CreateIncident")),
+    "/mcp/sheets/readonly on 2025, a write tool",
+    at("/mcp/sheets/readonly", legacyCall("Sheets_WriteToCell")),
     NOT_HERE,
   ),
   fastly(
     "a read-only token, a write tool",
-    legacyCall("Pager_CreateIncident", {}, { authorization: "Bearer read-only" }),
+    legacyCall("Sheets_WriteToCell", {}, { authorization: "Bearer read-only" }),
     NOT_HERE,
   ),
   fastly(

@@ -127,6 +127,20 @@ describe("CallsInFlight", () => {
     expect(bob.call(1)?.signal.aborted).toBe(false);
   });
 
+  it('tells the ids 1 and "1" apart: each has its own call, cancelled alone, and closing forgets both', async () => {
+    const inFlight = new CallsInFlight();
+    const { exchange: one } = await exchange();
+    const calls = inFlight.open("alice", [1, "1"], one);
+    expect(calls.call(1)).not.toBe(calls.call("1"));
+    inFlight.cancel("alice", cancelling("1"));
+    expect([calls.call(1)?.signal.aborted, calls.call("1")?.signal.aborted]).toEqual([false, true]);
+    calls.close();
+    // Closed, the exchange's calls are out of reach: a later exchange's call 1 is cancelled alone.
+    const later = inFlight.open("alice", [1], (await exchange()).exchange);
+    inFlight.cancel("alice", cancelling(1));
+    expect([later.call(1)?.signal.aborted, calls.call(1)?.signal.aborted]).toEqual([true, false]);
+  });
+
   it("aborts every call a batch of cancellations names", async () => {
     const inFlight = new CallsInFlight();
     const calls = inFlight.open("alice", [1, 2, 3], (await exchange()).exchange);

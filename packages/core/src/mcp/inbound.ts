@@ -105,15 +105,17 @@ export function readMessage(raw: unknown, names?: ToolNames): InboundMessage {
 }
 
 /**
- * How the client of `message` takes a URL elicitation (the one rule, `urlElicitationFor`): a
- * modern message says in its envelope (and a retry already answering the connect request is not
- * asked again); a legacy client said at `initialize` (`initialized`, as the transport kept it).
+ * How the client of `message` takes a URL elicitation (the one rule, `urlElicitationFor`), in
+ * `era` (the message's own, unless its connection decided another): a modern message says in its
+ * envelope (and a retry already answering the connect request is not asked again); a legacy client
+ * said at `initialize` (`initialized`, as the transport kept it).
  */
 export function urlElicitationOf(
   message: InboundMessage,
   initialized: ClientCapabilities | undefined,
+  era: Era = message.era,
 ): UrlElicitationForm | undefined {
-  if (message.era === "legacy") return urlElicitationFor({ era: "legacy", capabilities: initialized });
+  if (era === "legacy") return urlElicitationFor({ era: "legacy", capabilities: initialized });
   const answered = message.inputResponses?.[CONNECT_INPUT] !== undefined;
   return urlElicitationFor({ era: "modern", capabilities: message.capabilities, answered });
 }
