@@ -161,7 +161,7 @@ async function measure() {
     raw = await rawClient(redis.url);
     const [recordKey] = await raw.keys("tk:conn:*:pager");
     const record = (recordKey && (await raw.get(recordKey))) ?? "";
-    const sealed = record.startsWith("v1.") && !record.includes(box.tokens.pager);
+    const sealed = record.startsWith("v2.") && !record.includes(box.tokens.pager);
     const perCall = async (run) => {
       const before = await commandCounts(raw);
       for (let i = 0; i < CHECK_CALLS; i++) await run();

@@ -272,7 +272,7 @@ describe("clients connecting by URL alone to the built-in authorization server",
     const indexes = ["tk:as:clients", "tk:as:person-clients:", "tk:as:register:"];
     const plain = (name = "") =>
       /:(lock|consumed)$/.test(name) || indexes.some((index) => name.startsWith(index));
-    for (const [name, value] of records) if (!plain(name)) expect(value, name).toMatch(/^v1\./);
+    for (const [name, value] of records) if (!plain(name)) expect(value, name).toMatch(/^v2\./);
     const issued = providers.flatMap((provider) =>
       provider.history.flatMap((tokens) => [tokens.access_token, tokens.refresh_token ?? ""]),
     );

@@ -259,7 +259,7 @@ describe.each(backends)("the team store over $name", (backend) => {
     const record = await kv.get(name);
     await kv.close();
     expect(record).toMatch(
-      new RegExp(`^v1\\.${keyId(parseKey(KEY, "MCP_STORE_KEY"))}\\.[\\w-]{16}\\.[\\w-]+\\.[\\w-]{22}$`),
+      new RegExp(`^v2\\.${keyId(parseKey(KEY, "MCP_STORE_KEY"))}\\.[\\w-]{16}\\.[\\w-]+\\.[\\w-]{22}$`),
     );
   });
 
@@ -296,8 +296,8 @@ describe.each(backends)("the team store over $name", (backend) => {
 
     const kv = await backend.raw();
     const kid = keyId(parseKey(newer, "MCP_STORE_KEY"));
-    expect(await kv.get("tk:conn:a")).toMatch(new RegExp(`^v1\\.${kid}\\.`));
-    expect(await kv.get("tk:session:b")).toMatch(new RegExp(`^v1\\.${kid}\\.`));
+    expect(await kv.get("tk:conn:a")).toMatch(new RegExp(`^v2\\.${kid}\\.`));
+    expect(await kv.get("tk:session:b")).toMatch(new RegExp(`^v2\\.${kid}\\.`));
     await kv.close();
 
     const rotated = await open({ key: newer });

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { Logger } from "@toolkits/core";
 import { privateDirectory, writePrivateFile } from "../../files.js";
 import { withDeadline } from "./deadline.js";
-import { type Entry, formatEntries, indexEntry, indexMembers, parseEntries } from "./file-format.js";
+import { type Entry, formatEntries, indexEntry, indexMembers, parseEntries, refusal } from "./file-format.js";
 import { type KeyValueStore, StoreUnavailable } from "./kv.js";
 import { memoryLimiters } from "./limiter.js";
 import { FileLock, FileLocked, type FileLockOptions } from "./lock.js";
@@ -217,7 +217,7 @@ class FileStore implements KeyValueStore {
       throw this.#unavailable(`cannot be read (${code})`, `cannot be read: ${code}.`);
     }
     const entries = parseEntries(text);
-    if (!(entries instanceof Map)) throw this.#invalid(entries.invalid);
+    if (!(entries instanceof Map)) throw this.#unavailable(...refusal(entries));
     this.#reported = undefined;
     return entries;
   }
@@ -262,13 +262,6 @@ class FileStore implements KeyValueStore {
       const code = errorCode(error);
       throw this.#unavailable(`cannot be locked (${code})`, `cannot be locked: ${code}.`);
     }
-  }
-
-  #invalid(reason: string): StoreUnavailable {
-    return this.#unavailable(
-      "is not a valid store",
-      `is not valid (${reason}). Move it aside to start with an empty store (everyone connects again).`,
-    );
   }
 
   #late(timeoutMs: number): StoreUnavailable {

@@ -14,22 +14,29 @@ export const READY_TIMEOUT_MS = 2_000;
 
 /**
  * The team deployment's store: JSON values sealed with AES-256-GCM under `MCP_STORE_KEY` (each
- * record tagged with its key's id; records sealed under `MCP_STORE_KEY_PREVIOUS` still open and
- * are sealed again under the current key when read), over a file (one process) or Redis (any
- * number of replicas). Every operation on the backend, locks included, ends within a deadline
+ * record tagged with its format and its key's id; records sealed under `MCP_STORE_KEY_PREVIOUS` or
+ * in an older format still open and are sealed again, under the current key in the current format,
+ * when read; a record in a newer format is refused with NewerRecordFormat, a StoreUnavailable), over
+ * a file (one process) or Redis (any number of replicas). Every operation on the backend, locks included, ends within a deadline
  * (5 s), and rejects with StoreUnavailable when the backend is out of reach, does not answer in
  * time, or (a file) is not a valid store; its message names no file path and no password, as it
  * reaches the people calling.
  */
 export interface TeamStore {
-  /** The value under `key`, opened; `undefined` when absent, expired, or sealed under an unknown key. */
+  /**
+   * The value under `key`, opened; `undefined` when absent, expired, or sealed under an unknown key.
+   * @throws NewerRecordFormat (a StoreUnavailable) when a newer version wrote it: left as it is.
+   */
   get<T = unknown>(key: string): Promise<T | undefined>;
   /**
    * Seals and stores `value` (JSON); it expires after `ttlMs` milliseconds when given.
    * @throws TypeError when `value` has no JSON form (`undefined`, a function).
    */
   set(key: string, value: unknown, ttlMs?: number): Promise<void>;
-  /** Reads and removes `key` in one step (single-use codes): at most one caller gets the value. */
+  /**
+   * Reads and removes `key` in one step (single-use codes): at most one caller gets the value.
+   * @throws NewerRecordFormat when a newer version wrote it (the code is spent: its step starts again).
+   */
   take<T = unknown>(key: string): Promise<T | undefined>;
   /** Removes `key`; resolves to whether it existed. */
   delete(key: string): Promise<boolean>;
@@ -127,7 +134,10 @@ async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> 
 
 /** A TeamStore over a raw store: JSON values sealed under their key names. */
 export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
-  /** Opens a record; one sealed under the previous key is sealed again under the current one. */
+  /**
+   * Opens a record; one sealed under the previous key or in an older format is sealed again, under
+   * the current key in the current format. @throws NewerRecordFormat for a newer format.
+   */
   const open = async <T>(
     key: string,
     record: string | undefined,

@@ -1,16 +1,57 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import type { Logger } from "@toolkits/core";
+import { StoreUnavailable } from "./kv.js";
 
 /** AES-256-GCM: a 32-byte key, a 12-byte nonce (GCM's native size), a 16-byte tag. */
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const VERSION = "v1";
+
+/**
+ * The record format this server writes, and the newest it reads. A record's first part names its
+ * format: `v1` (written before formats were versioned, and by `seal` for cookies: the additional
+ * authenticated data is the key name alone) or `v2` (the AAD is `v2.<key name>`, so the format is
+ * authenticated too: a record relabelled with another format does not open). A replica meeting a
+ * newer format refuses it (NewerRecordFormat) rather than misreading it; an older one opens and is
+ * marked stale, so that it is written again in this format.
+ */
+export const RECORD_FORMAT = 2;
+const CURRENT = `v${RECORD_FORMAT}`;
+
+/**
+ * The additional authenticated data of a record in `format` under the key name `name`: the name
+ * alone in format 1, `v<format>.<name>` from format 2 on. Key names start with `tk:`, never with
+ * `v<n>.`, so no two formats share an AAD.
+ */
+const aadOf = (format: number, name: string) => (format === 1 ? name : `v${format}.${name}`);
+
+/** The format a record's first part names (`v2` is 2), or undefined when it names none. */
+function formatOf(header: string | undefined): number | undefined {
+  if (header === CURRENT) return RECORD_FORMAT;
+  const digits = header && /^v([1-9]\d{0,5})$/.exec(header)?.[1];
+  return digits ? Number(digits) : undefined;
+}
+
+/**
+ * A record in a format newer than this server reads: a replica of a newer version wrote it. A
+ * StoreUnavailable, so a tool answers `unavailable` (retryable: another replica may be upgraded)
+ * and the record is left as it is.
+ */
+export class NewerRecordFormat extends StoreUnavailable {
+  constructor(readonly format: number) {
+    super(`a record in format ${format}`);
+    this.name = "NewerRecordFormat";
+    this.message = `The credential store holds a record in format ${format}, which a newer version of this server wrote; this replica reads formats up to ${RECORD_FORMAT} until it is upgraded.`;
+  }
+}
 
 /** Which setting a key came from, for error messages. */
 export type KeyVariable = "MCP_STORE_KEY" | "MCP_STORE_KEY_PREVIOUS";
 
-/** A record opened: its plaintext, and whether it was sealed under the previous key (so should be re-sealed). */
+/**
+ * A record opened: its plaintext, and whether it should be sealed again (it was sealed under the
+ * previous key, or in an older format).
+ */
 export interface Opened {
   plaintext: string;
   stale: boolean;
@@ -18,19 +59,23 @@ export interface Opened {
 
 /**
  * Seals strings for the store and opens them again. A record is
- * `v1.<key id>.<iv>.<ciphertext>.<tag>` (base64url parts); the key id is the first 8 characters of
- * base64url(sha256(key)), so a record names the key that opens it without revealing it. The record's
- * key name is the additional authenticated data: a record copied under another key name does not open.
+ * `v2.<key id>.<iv>.<ciphertext>.<tag>` (its format, then base64url parts; see RECORD_FORMAT); the
+ * key id is the first 8 characters of base64url(sha256(key)), so a record names the key that opens
+ * it without revealing it. The record's format and key name are the additional authenticated data:
+ * a record copied under another key name, or relabelled with another format, does not open.
  */
 export interface Sealer {
   /** The current key's id (8 characters). */
   readonly keyId: string;
-  /** `plaintext` sealed under the current key, bound to the key name `name`. */
+  /** `plaintext` sealed in RECORD_FORMAT under the current key, bound to the key name `name`. */
   seal(name: string, plaintext: string): string;
   /**
    * The plaintext of `record` stored under `name`; `undefined` when it does not open: sealed under
    * a key this process does not have (logged once per key id), bound to another name, altered, or
-   * not a sealed record at all (logged once).
+   * not a sealed record at all (logged once). Costs one comparison beyond decrypting: the format is
+   * read from the record's first part.
+   * @throws NewerRecordFormat when the record is in a format newer than RECORD_FORMAT (logged once
+   *   per format, saying to upgrade this replica).
    */
   open(name: string, record: string): Opened | undefined;
 }
@@ -89,11 +134,21 @@ export function createSealer(current: string, previous: string | undefined, logg
   const id = keyId(key);
   return {
     keyId: id,
-    seal: (name, plaintext) => seal(key, id, name, plaintext),
+    seal: (name, plaintext) => sealAs(RECORD_FORMAT, key, id, name, plaintext),
     open(name, record) {
       const parts = record.split(".");
-      const [version, kid, iv, ciphertext, tag] = parts;
-      if (version !== VERSION || !kid || !iv || ciphertext === undefined || !tag || parts.length !== 5) {
+      const [header, kid, iv, ciphertext, tag] = parts;
+      const format = formatOf(header);
+      // Before anything else: a newer format may have other parts.
+      if (format !== undefined && format > RECORD_FORMAT) {
+        warnOnce(
+          `format:${format}`,
+          `A credential store record is in format ${format}, newer than this server reads (up to ${RECORD_FORMAT}): a replica of a newer version wrote it. Upgrade this replica; until then, calls that need such records answer unavailable.`,
+          { format, reads_up_to: RECORD_FORMAT },
+        );
+        throw new NewerRecordFormat(format);
+      }
+      if (format === undefined || !kid || !iv || ciphertext === undefined || !tag || parts.length !== 5) {
         warnOnce("malformed", "A credential store record is not sealed; ignoring it.", { key: name });
         return undefined;
       }
@@ -106,29 +161,41 @@ export function createSealer(current: string, previous: string | undefined, logg
         );
         return undefined;
       }
-      const plaintext = open(entry.key, name, iv, ciphertext, tag);
+      const plaintext = open(entry.key, aadOf(format, name), iv, ciphertext, tag);
       if (plaintext === undefined) {
         warnOnce("forged", "A credential store record does not open under its key name; ignoring it.", {
           key: name,
         });
         return undefined;
       }
-      return { plaintext, stale: entry.stale };
+      return { plaintext, stale: entry.stale || format < RECORD_FORMAT };
     },
   };
 }
 
-/** `plaintext` sealed under `key` (named `kid` in the record), bound to `name`: a record as `Sealer.seal` makes one. */
+/**
+ * `plaintext` sealed under `key` (named `kid`), bound to `name`, in format 1
+ * (`v1.<kid>.<iv>.<ciphertext>.<tag>`, the AAD `name`): how cookies are sealed. Store records are
+ * sealed in RECORD_FORMAT by `Sealer.seal`.
+ */
 export function seal(key: Buffer, kid: string, name: string, plaintext: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.from(name, "utf8"));
-  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  const parts = [iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString("base64url"));
-  return [VERSION, kid, ...parts].join(".");
+  return sealAs(1, key, kid, name, plaintext);
 }
 
-/** The plaintext, or `undefined` when authentication fails (wrong name, altered bytes, bad sizes). */
+/** `plaintext` sealed under `key` (named `kid`) in `format`, bound to the key name `name`. */
+function sealAs(format: number, key: Buffer, kid: string, name: string, plaintext: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(aadOf(format, name), "utf8"));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  const parts = [iv, ciphertext, cipher.getAuthTag()].map((part) => part.toString("base64url"));
+  return [`v${format}`, kid, ...parts].join(".");
+}
+
+/**
+ * The plaintext, or `undefined` when authentication fails (wrong name, altered bytes, bad sizes).
+ * `name` is the additional authenticated data: the key name for a format-1 record or a cookie.
+ */
 export function open(
   key: Buffer,
   name: string,
