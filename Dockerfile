@@ -4,9 +4,14 @@
 # 0.0.0.0:8080 (MCP_HOST and MCP_PORT below), where authentication is mandatory. The README's
 # "Deploying for a team" section covers per-user mode, compose and Kubernetes.
 
+# Both stages run Node 24, the current LTS line (scripts/check-deploy.mjs checks it); the server
+# itself supports Node 20.19 and later, and its tests run on 20, 22 and 24.
+#
 # Build: the whole workspace, then the server alone with its one runtime dependency (`open`; the
-# rest is bundled into dist/), installed from the lockfile.
-FROM node:20-bookworm-slim AS build
+# rest is bundled into dist/), installed from the lockfile. It runs on the builder's own platform
+# (what it makes is JavaScript alone), so an image for another platform needs no emulation: the
+# run stage below only copies files.
+FROM --platform=$BUILDPLATFORM node:24-bookworm-slim AS build
 ENV CI=1 TURBO_TELEMETRY_DISABLED=1
 RUN npm i -g pnpm@10.34.8
 WORKDIR /src
@@ -20,7 +25,7 @@ RUN pnpm build
 RUN pnpm --filter @toolkits/mcp-server deploy --legacy --prod /out
 
 # Run: Node and the deployed server, as the image's unprivileged `node` user (uid 1000).
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOME=/home/node \
     MCP_HOST=0.0.0.0 \

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Checks the deployment files, which CI cannot run (it has neither a Docker daemon nor a cluster, and
-// builds no image): the Dockerfile's shape, every Kubernetes manifest against the API's schemas, and
-// the compose file against the Compose Specification, each with what a team deployment needs.
+// builds no image): the Dockerfile's shape and its Node line, the release workflow's image job,
+// every Kubernetes manifest against the API's schemas, and the compose file against the Compose
+// Specification, each with what a team deployment needs.
 // Prints one line per check and exits 1 when one fails. Other files can be checked instead:
-//   node scripts/check-deploy.mjs [--dockerfile FILE] [--kubernetes DIR] [--compose FILE] [--haproxy FILE]
+//   node scripts/check-deploy.mjs [--dockerfile FILE] [--workflow FILE] [--kubernetes DIR] [--compose FILE]
+//     [--haproxy FILE]
 // haproxy.cfg is checked with `haproxy -c` where haproxy is installed, and skipped where it is not;
 // that it checks replicas on /readyz is checked everywhere.
 import { spawnSync } from "node:child_process";
@@ -18,12 +20,18 @@ import { parseAllDocuments } from "yaml";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const COMPOSE_SCHEMA = join(ROOT, "scripts/vendor/compose-spec.json");
-/** The server's image name in the compose file and the manifests. */
+/** The server's image name in the compose file, the manifests and the release workflow. */
 const SERVER_IMAGE = /(^|\/)toolkits-mcp(:|@|$)/;
+/** The Node.js line the image runs (the current LTS): every stage builds on the `node` image of it. */
+const NODE_LINE = 24;
+/** The package whose release publishes the image. */
+const SERVER_PACKAGE = "@toolkits/mcp-server";
 
 const { values: paths } = parseArgs({
   options: {
     dockerfile: { type: "string", default: join(ROOT, "Dockerfile") },
+    workflow: { type: "string", default: join(ROOT, ".github/workflows/release.yml") },
+    ci: { type: "string", default: join(ROOT, ".ci/run") },
     kubernetes: { type: "string", default: join(ROOT, "deploy/kubernetes") },
     compose: { type: "string", default: join(ROOT, "deploy/compose.yaml") },
     haproxy: { type: "string", default: join(ROOT, "deploy/haproxy.cfg") },
@@ -106,12 +114,127 @@ async function checkDockerfile(file) {
     if (!check) return "no HEALTHCHECK";
     return /^NONE\b/i.test(check.getArgumentsContent() ?? "") ? "HEALTHCHECK NONE" : undefined;
   });
+  await run(`${name}: every stage builds on Node ${NODE_LINE} (the node image)`, () => {
+    const bases = baseImages(dockerfile);
+    const off = bases.filter((from) => !isNodeLine(from));
+    if (!bases.length) return "no FROM";
+    return off.length
+      ? `${off.map((from) => `${from.getImage()} (line ${from.getRange().start.line + 1})`).join(", ")}: build on node:${NODE_LINE}-bookworm-slim`
+      : [undefined, bases.map((from) => from.getImage()).join(", ")];
+  });
+  await run(`${name}: the image's Node line is one the test suites run on (${shown(paths.ci)})`, () => {
+    // CI runs the suites on the Node it starts with (20), then on the lines scripts/test-node.mjs names.
+    const lines = /test-node\.mjs((?:\s+\d+)+)/
+      .exec(readFileSync(paths.ci, "utf8"))?.[1]
+      ?.trim()
+      .split(/\s+/);
+    return lines?.includes(String(NODE_LINE))
+      ? [undefined, `test-node.mjs ${lines.join(" ")}`]
+      : `scripts/test-node.mjs runs the suites on ${lines?.join(", ") ?? "no line"}, not on ${NODE_LINE}`;
+  });
   await run(`${name}: the final stage has an exec-form ENTRYPOINT or CMD`, () => {
     const start = last("ENTRYPOINT") ?? last("CMD");
     if (!start) return "neither ENTRYPOINT nor CMD";
     // Shell form puts /bin/sh in front of the server, and SIGTERM would not reach it to drain.
     return start.getJSONStrings().length ? undefined : `${start.getKeyword()} in shell form: use ["node", …]`;
   });
+}
+
+/** Each stage's FROM that names an image (one naming an earlier stage builds on that stage instead). */
+function baseImages(dockerfile) {
+  const stagesSoFar = new Set();
+  const bases = [];
+  for (const from of dockerfile.getFROMs()) {
+    if (!stagesSoFar.has(from.getImageName())) bases.push(from);
+    if (from.getBuildStage()) stagesSoFar.add(from.getBuildStage());
+  }
+  return bases;
+}
+
+/** Whether a FROM is the official `node` image of NODE_LINE (`node:24`, `node:24.1-bookworm-slim`, …). */
+function isNodeLine(from) {
+  const official = /^(docker\.io\/)?(library\/)?node$/.test(from.getImageName() ?? "");
+  return official && new RegExp(`^${NODE_LINE}([.-]|$)`).test(from.getImageTag() ?? "");
+}
+
+// --- Release workflow: the image job ------------------------------------------------------------
+
+/** The steps of `job` using the action `name` (`docker/build-push-action`), any version. */
+const stepsUsing = (job, name) => (job?.steps ?? []).filter((step) => step.uses?.split("@")[0] === name);
+const isTrue = (value) => value === true || value === "true";
+
+/**
+ * What the release workflow's image job lacks: it must run after the job whose changesets step
+ * published SERVER_PACKAGE (reading the step's `publishedPackages`), and only then; log in to
+ * ghcr.io with the workflow's token; build this Dockerfile and push it as toolkits-mcp, tagged by
+ * docker/metadata-action, with provenance (mode=max) and an SBOM; and have the permissions that
+ * takes (packages: write, and id-token and attestations: write for a provenance attestation).
+ */
+function imageJobProblems(workflow) {
+  const jobs = Object.entries(workflow?.jobs ?? {});
+  const [releaseName, release] = jobs.find(([, job]) => stepsUsing(job, "changesets/action").length) ?? [];
+  if (!release) return ["no job runs changesets/action"];
+  const changesets = stepsUsing(release, "changesets/action")[0];
+  const images = jobs.filter(([, job]) => stepsUsing(job, "docker/build-push-action").length);
+  if (images.length !== 1) return [`${images.length} jobs run docker/build-push-action; expected 1`];
+  const [imageName, image] = images[0];
+  const needs = [image.needs ?? []].flat();
+  const text = JSON.stringify(release);
+  const [build] = stepsUsing(image, "docker/build-push-action");
+  const [login] = stepsUsing(image, "docker/login-action");
+  const [meta] = stepsUsing(image, "docker/metadata-action");
+  const [attest] = stepsUsing(image, "actions/attest-build-provenance");
+  const permissions = image.permissions ?? workflow.permissions ?? {};
+  const problems = [
+    !changesets.id && "the changesets step has no id, so nothing can read what it published",
+    !(text.includes(`steps.${changesets.id}.outputs.publishedPackages`) && text.includes(SERVER_PACKAGE)) &&
+      `job ${releaseName} does not read ${SERVER_PACKAGE} from the changesets step's publishedPackages`,
+    !needs.includes(releaseName) && `job ${imageName} does not need ${releaseName}`,
+    !String(image.if ?? "").includes(`needs.${releaseName}.outputs.`) &&
+      `job ${imageName} does not run only when ${releaseName} published the server (its \`if\`)`,
+    !(
+      login?.with?.registry === "ghcr.io" &&
+      /\$\{\{\s*(secrets\.GITHUB_TOKEN|github\.token)\s*\}\}/.test(login?.with?.password ?? "")
+    ) && "no docker/login-action to ghcr.io with the GITHUB_TOKEN",
+    // Named in the metadata step's `images`, or in a step making the name (lower case) for it.
+    !/ghcr\.io\/\S*?\/toolkits-mcp\b/.test(JSON.stringify(image.steps)) &&
+      "the image is not named ghcr.io/<owner>/toolkits-mcp",
+    !(meta?.id && String(build.with?.tags ?? "").includes(`steps.${meta.id}.outputs.tags`)) &&
+      "docker/build-push-action does not take its tags from docker/metadata-action",
+    ![undefined, "."].includes(build.with?.context) && `builds ${build.with?.context}, not the repository`,
+    build.with?.file !== undefined &&
+      !/^(\.\/)?Dockerfile$/.test(build.with.file) &&
+      `builds ${build.with.file}`,
+    !isTrue(build.with?.push) && "docker/build-push-action does not push",
+    !/\bmode=max\b/.test(String(build.with?.provenance ?? "")) && "no provenance: mode=max",
+    !(isTrue(build.with?.sbom) || /\bgenerator=/.test(String(build.with?.sbom ?? ""))) && "no sbom",
+    permissions.packages !== "write" && "permissions lack packages: write",
+    attest && permissions["id-token"] !== "write" && "permissions lack id-token: write (the attestation)",
+    attest && permissions.attestations !== "write" && "permissions lack attestations: write",
+    attest &&
+      !(
+        build.id && String(attest.with?.["subject-digest"] ?? "").includes(`steps.${build.id}.outputs.digest`)
+      ) &&
+      "the provenance attestation is not of the pushed image's digest",
+  ];
+  return problems.filter(Boolean);
+}
+
+async function checkWorkflow(file) {
+  const name = shown(file);
+  let workflow;
+  await run(`${name}: parses as YAML`, () => {
+    const docs = documents(file);
+    if (docs.length !== 1) return `${docs.length} documents; expected 1`;
+    workflow = docs[0];
+  });
+  await run(
+    `${name}: an image job pushes toolkits-mcp to ghcr.io, with provenance (mode=max) and an SBOM, when ${SERVER_PACKAGE} is published`,
+    () => {
+      const problems = imageJobProblems(workflow);
+      return problems.length ? problems.join("; ") : undefined;
+    },
+  );
 }
 
 // --- Kubernetes -------------------------------------------------------------------------------
@@ -318,6 +441,7 @@ function checkHaproxy(file) {
 }
 
 await checkDockerfile(resolve(paths.dockerfile));
+await checkWorkflow(resolve(paths.workflow));
 await checkKubernetes(resolve(paths.kubernetes));
 await checkCompose(resolve(paths.compose));
 checkHaproxy(resolve(paths.haproxy));
