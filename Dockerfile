@@ -1,4 +1,4 @@
-# toolkits-mcp as a container image. Build from the repository root:
+# toolkits-mcp as a container image. Build from the repository root, with BuildKit (Docker's builder):
 #   docker build -t toolkits-mcp .
 # The default command serves stdio (run it with -i); `--transport http` serves Streamable HTTP on
 # 0.0.0.0:8080 (MCP_HOST and MCP_PORT below), where authentication is mandatory. The README's

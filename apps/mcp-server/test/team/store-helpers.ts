@@ -1,4 +1,5 @@
-// Helpers for the store's tests: a logger that keeps its lines, and numbers from a Redis's INFO.
+// Helpers for the store's tests: a logger that keeps its lines, numbers from a Redis's INFO, and
+// emptying a Redis.
 import type { Logger } from "@toolkits/core";
 import { createClient } from "redis";
 
@@ -29,4 +30,12 @@ export async function redisInfo(
   const text = await client.info();
   await client.close();
   return Number(new RegExp(`${field}:(\\d+)`).exec(text)?.[1]);
+}
+
+/** Empties the Redis at `url` (every database), for a test to start from nothing. */
+export async function flushRedis(url: string): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  await client.flushAll();
+  await client.close();
 }

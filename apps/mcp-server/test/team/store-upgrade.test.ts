@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Logger, silentLogger, ToolError } from "@toolkits/core";
-import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OAuthClients } from "../../src/credentials/providers.js";
 import { available } from "../../src/credentials/store.js";
@@ -21,7 +20,7 @@ import type { KeyValueStore } from "../../src/team/store/kv.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { createSealer } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
-import { recordingLogger } from "./store-helpers.js";
+import { flushRedis, recordingLogger } from "./store-helpers.js";
 
 const KEY = randomBytes(32).toString("base64");
 const SECRET = `access-${randomBytes(12).toString("hex")}`;
@@ -82,11 +81,7 @@ describe.each(backends)("records of other formats over $name", (backend) => {
   };
 
   beforeEach(async () => {
-    if (backend.name !== "redis") return;
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    await client.flushAll();
-    await client.close();
+    if (backend.name === "redis") await flushRedis(redis.url);
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((store) => store.close()));

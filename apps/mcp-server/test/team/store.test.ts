@@ -4,7 +4,6 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Logger, silentLogger } from "@toolkits/core";
-import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openFileStore } from "../../src/team/store/file.js";
 import {
@@ -18,7 +17,7 @@ import type { KeyValueStore } from "../../src/team/store/kv.js";
 import { redisStore } from "../../src/team/store/redis.js";
 import { keyId, parseKey } from "../../src/team/store/sealed.js";
 import { INSTALL_TIMEOUT_MS, type RedisServer, startRedis } from "./redis.js";
-import { recordingLogger } from "./store-helpers.js";
+import { flushRedis, recordingLogger } from "./store-helpers.js";
 
 const newKey = () => randomBytes(32).toString("base64");
 const KEY = newKey();
@@ -81,11 +80,7 @@ describe.each(backends)("the team store over $name", (backend) => {
   const replica = async (store: TeamStore) => (backend.replicas ? open() : store);
 
   beforeEach(async () => {
-    if (backend.name !== "redis") return;
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    await client.flushAll();
-    await client.close();
+    if (backend.name === "redis") await flushRedis(redis.url);
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((store) => store.close()));
