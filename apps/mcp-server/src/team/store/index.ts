@@ -2,11 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
 import { openFileStore } from "./file.js";
-import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
+import type { KeyValueStore, RateLimiter, RateLimiterOptions, StoredRecord } from "./kv.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
 
-export { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
+export { type RateLimiter, type RateLimiterOptions, type StoredRecord, StoreUnavailable } from "./kv.js";
 export { defaultStorePath } from "./location.js";
 
 /** How long `TeamStore.ready` waits for the store, in milliseconds: below a readiness probe's own timeout. */
@@ -39,6 +39,13 @@ export interface TeamStore {
   index(key: string): StoreIndex;
   /** Live keys starting with `prefix`: a walk of the whole store, for tests and one-time migrations only. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * The live records under `prefix` exactly as stored (values still sealed, with their expiry;
+   * indexes with their members'): a walk of the whole store, for `admin export`.
+   */
+  dump(prefix: string): Promise<StoredRecord[]>;
+  /** Writes records as `dump` gave them, replacing any of the same key; expired ones are skipped. */
+  restore(records: readonly StoredRecord[]): Promise<void>;
   /**
    * Takes the lock `key` for at most `ttlMs` milliseconds, across every process on this store.
    * Resolves to its release, or `undefined` when another holder has it. Releasing is safe after
@@ -160,6 +167,8 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
       count: () => kv.indexCount(key),
     }),
     keys: (prefix) => kv.keys(prefix),
+    dump: (prefix) => kv.dump(prefix),
+    restore: (records) => kv.restore(records),
     async tryLock(key, ttlMs) {
       // The owner's token makes the release conditional: a holder whose lock expired and passed
       // to someone else cannot release theirs.
