@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { type LoginOptions, program, type ServerOptions, type SigninSettings } from "../src/options/index.js";
+import type { AdminRequest, AdminSettings } from "../src/options/types.js";
 import { settingsTables } from "../src/options/markdown.js";
 import { GROUPS, type Group, settingsOf, text } from "../src/options/setting.js";
 import { SETTINGS, TOOLKIT_VARIABLES } from "../src/options/table.js";
@@ -12,6 +13,7 @@ import { SETTINGS, TOOLKIT_VARIABLES } from "../src/options/table.js";
 interface Run {
   served?: ServerOptions;
   login?: [string, LoginOptions, SigninSettings];
+  admin?: [AdminRequest, AdminSettings];
   out: string;
   err: string;
   code: number;
@@ -31,6 +33,10 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Ru
       },
       logout: async () => 0,
       authStatus: async () => 0,
+      admin: async (...call) => {
+        result.admin = call;
+        return 0;
+      },
     },
     "1.2.3",
     env,

@@ -9,7 +9,7 @@ import {
 } from "@toolkits/core";
 import { PROVIDERS } from "../credentials/providers.js";
 import type { BuiltinIssuer } from "../http/auth/builtin.js";
-import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js";
+import { type HttpAuthConfig, namedTokenPrincipal, tokenNames } from "../http/auth/config.js";
 import type { ClientMemory } from "../http/endpoint.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
@@ -17,11 +17,17 @@ import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
 import type { AuthorizationServer } from "./authorize/index.js";
 import { type ConnectSite, connectSite } from "./connect/index.js";
+import { signInMethods } from "./connect/methods.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
+import { identityCheck } from "./identity.js";
 import { parseRateLimits, personLimits } from "./limits.js";
+import { endPerson } from "./offboard.js";
+import { personActivity } from "./people.js";
+import { indexPeople } from "./people-indexes.js";
 import { hashKey, openStore, type TeamStore } from "./store/index.js";
+import { endRemovedNames } from "./token-names.js";
 
 /** What `--credentials per-user` needs of the server's options. */
 export type TeamOptions = Pick<
@@ -109,13 +115,27 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
   );
   // The library and the keys before anything listens: a failure stops the start.
   const { auth } = options;
+  await indexPeople(store, logger);
+  // A person the identity provider refuses, or whose named token was removed, loses what they
+  // authorised here; their connections stay until `admin revoke`.
+  const offboard = (principal: string) => endPerson(store, principal);
+  await endRemovedNames(store, tokenNames(auth?.bearerTokens), offboard, logger);
+  const signInAt = signInMethods({ issuer: auth?.oauthIssuer, connectClient: options.connectClient }).oidc;
   const builtin =
     auth?.authorizationServer === "builtin"
-      ? await (await import("./authorize/index.js")).prepare(store, logger, {
-          accessTokenTtlS: auth.accessTokenTtlS,
-          refreshGraceS: auth.refreshGraceS,
-        })
+      ? await (await import("./authorize/index.js")).prepare(
+          store,
+          logger,
+          { accessTokenTtlS: auth.accessTokenTtlS, refreshGraceS: auth.refreshGraceS },
+          {
+            intervalMs: auth.revalidateIntervalS * 1000,
+            grantMaxAgeMs: auth.grantMaxAgeS * 1000,
+            identity: signInAt && identityCheck(signInAt.issuer, signInAt.client, logger),
+            offboard,
+          },
+        )
       : undefined;
+  const activity = personActivity(store, logger);
   // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
   const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);
   return {
@@ -129,6 +149,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
           credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
           state: stateOf,
+          activity,
         },
       );
       // Signing browsers in comes first: the built-in authorization server signs people in with

@@ -107,6 +107,23 @@ export function hashKey(value: string): string {
 }
 
 /**
+ * Ends what each member of the index `key` names (`end` resolves to whether there was anything to
+ * end), then empties the index: O(its members), never a walk of the store. Resolves to how many
+ * there were. @throws StoreUnavailable
+ */
+export async function endEach(
+  store: TeamStore,
+  key: string,
+  end: (member: string) => Promise<boolean>,
+): Promise<number> {
+  const index = store.index(key);
+  const members = await index.members();
+  const ended = await Promise.all(members.map(end));
+  await Promise.all(members.map((member) => index.remove(member)));
+  return ended.filter(Boolean).length;
+}
+
+/**
  * Opens the store `settings` describe: the file at `file:///abs/path.json`, or Redis at
  * `redis://…` / `rediss://…`.
  * @throws Error naming MCP_STORE_KEY or MCP_STORE_KEY_PREVIOUS when a key is not 32 bytes of
