@@ -1,7 +1,7 @@
 import type { GrantRecord } from "../credentials/grant.js";
 import { PROVIDER_IDS, type ProviderId } from "../credentials/providers.js";
 import { connectionKey } from "../credentials/team-grants.js";
-import { personGrants } from "../team/authorize/adapter.js";
+import { grantAlive, personGrants } from "../team/authorize/adapter.js";
 import { type AuthorisedClient, authorisedKey, personIndex } from "../team/authorize/consent.js";
 import { personSessions } from "../team/connect/session.js";
 import { type IdentityRecord, identityKey } from "../team/identity.js";
@@ -38,6 +38,12 @@ async function connectionsOf(store: TeamStore, person: Person): Promise<Connecti
       connectedAt,
       lastUse: person.lastUse[provider],
     }));
+}
+
+/** How many of the person's grants are alive (a member may outlive its grant, ended by itself). */
+async function liveGrants(store: TeamStore, hash: string): Promise<number> {
+  const grants = await store.index(personGrants(hash)).members();
+  return (await Promise.all(grants.map((grant) => grantAlive(store, grant)))).filter(Boolean).length;
 }
 
 async function listed(store: TeamStore, hash: string): Promise<Listed> {
@@ -86,7 +92,7 @@ export async function person(store: TeamStore, hash: string, asJson: boolean): P
     listed(store, hash),
     store.index(personIndex(hash)).members(),
     store.index(personSessions(hash)).count(),
-    store.index(personGrants(hash)).count(),
+    liveGrants(store, hash),
     store.get<IdentityRecord>(identityKey(hash)),
   ]);
   const clients = (

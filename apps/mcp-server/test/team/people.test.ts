@@ -1,0 +1,90 @@
+// The list of people: what the call path writes (at most once a minute per person and per
+// connection, on each replica), and how `admin` finds a person by principal or by the id log lines show.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { silentLogger } from "@toolkits/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ACTIVITY_EVERY_MS,
+  findPerson,
+  PEOPLE_INDEX,
+  personActivity,
+  pseudonymOf,
+  readPerson,
+  rememberSignIn,
+} from "../../src/team/people.js";
+import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
+
+let dir: string;
+let store: TeamStore;
+/** The keys `store.set` was asked to write, in order. */
+const writes: string[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolkits-people-"));
+  const opened = await openStore(
+    { url: pathToFileURL(join(dir, "store.json")).href, key: randomBytes(32).toString("base64") },
+    silentLogger,
+  );
+  store = {
+    ...opened,
+    set: (key, value, ttlMs) => {
+      writes.push(key);
+      return opened.set(key, value, ttlMs);
+    },
+  };
+});
+afterAll(async () => {
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Resolves once the background writes so far have landed. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe("a person's activity", () => {
+  it("is written at most once a minute per person and per connection, whatever the number of calls", async () => {
+    let now = Date.UTC(2026, 0, 5, 14, 3);
+    const activity = personActivity(store, silentLogger, () => now);
+    const alice = "https://idp.example.com#alice";
+    for (let call = 0; call < 50; call++) {
+      activity.called(alice);
+      activity.used(alice, "pager");
+    }
+    await settled();
+    expect(writes).toEqual([`tk:person:${hashKey(alice)}:call`, `tk:person:${hashKey(alice)}:use:pager`]);
+
+    now += ACTIVITY_EVERY_MS - 1;
+    activity.called(alice);
+    await settled();
+    expect(writes).toHaveLength(2);
+
+    now += 1;
+    activity.called(alice);
+    activity.used(alice, "google");
+    await settled();
+    expect(writes.slice(2)).toEqual([
+      `tk:person:${hashKey(alice)}:call`,
+      `tk:person:${hashKey(alice)}:use:google`,
+    ]);
+    const person = await readPerson(store, hashKey(alice));
+    expect(person).toMatchObject({ principal: alice, lastCall: now, lastUse: { google: now } });
+    expect(await store.index(PEOPLE_INDEX).members()).toContain(hashKey(alice));
+  });
+});
+
+describe("finding a person", () => {
+  it("takes their principal, the hash their records are under, or the 12-character id log lines show", async () => {
+    const bob = "token:bob";
+    await rememberSignIn(store, bob, "bob");
+    const hash = hashKey(bob);
+    expect(await findPerson(store, bob)).toBe(hash);
+    expect(await findPerson(store, hash)).toBe(hash);
+    expect(await findPerson(store, pseudonymOf(hash))).toBe(hash);
+    expect(await findPerson(store, "nobody")).toBeUndefined();
+    expect(await findPerson(store, "AAAAAAAAAAAA")).toBeUndefined();
+  });
+});
