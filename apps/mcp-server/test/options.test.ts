@@ -5,10 +5,10 @@ import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
 import { type LoginOptions, program, type ServerOptions, type SigninSettings } from "../src/options/index.js";
-import type { AdminRequest, AdminSettings } from "../src/options/types.js";
 import { settingsTables } from "../src/options/markdown.js";
 import { GROUPS, type Group, settingsOf, text } from "../src/options/setting.js";
 import { SETTINGS, TOOLKIT_VARIABLES } from "../src/options/table.js";
+import type { AdminRequest, AdminSettings } from "../src/options/types.js";
 
 interface Run {
   served?: ServerOptions;

@@ -3,8 +3,8 @@ import { pathToFileURL } from "node:url";
 import { writePrivateFile } from "../files.js";
 import { stderrLogger } from "../logger.js";
 import type { AdminSettings } from "../options/types.js";
-import { findPerson } from "../team/people.js";
-import { openStore, StoreUnavailable, type TeamStore } from "../team/store/index.js";
+import { findPerson, isPrincipal } from "../team/people.js";
+import { hashKey, openStore, StoreUnavailable, type TeamStore } from "../team/store/index.js";
 import { keyId, parseKey } from "../team/store/sealed.js";
 import { BackupRefused, exportStore, importStore } from "./backup.js";
 import { clients, removeRegistered } from "./clients.js";
@@ -87,7 +87,9 @@ async function run(request: AdminRequest, store: TeamStore, settings: AdminSetti
   if (command === "people") output.out(await people(store, json));
   if (command === "clients") output.out(await clients(store, json));
   if (command === "person" || command === "revoke") {
-    const hash = await findPerson(store, target);
+    // A principal given in full names what is left of someone the list no longer holds.
+    const named = command === "revoke" && isPrincipal(target) ? hashKey(target) : undefined;
+    const hash = (await findPerson(store, target)) ?? named;
     if (!hash) return nobody();
     if (command === "person") output.out(await person(store, hash, json));
     else {

@@ -1,7 +1,7 @@
 import type { Logger } from "@toolkits/core";
 import { type OAuthClients, PROVIDERS } from "../credentials/providers.js";
 import { endPerson } from "../team/offboard.js";
-import { type Person, readPerson } from "../team/people.js";
+import { isPrincipal, type Person, readPerson } from "../team/people.js";
 import type { TeamStore } from "../team/store/index.js";
 import { json } from "./format.js";
 
@@ -27,8 +27,7 @@ export async function revoke(
 ): Promise<Revoked | undefined> {
   const person: Person = await readPerson(store, hash);
   // A principal given in full names the records even when the store kept no record of them.
-  const principal =
-    person.principal ?? (given.includes("#") || given.startsWith("token:") ? given : undefined);
+  const principal = person.principal ?? (isPrincipal(given) ? given : undefined);
   if (!principal) return undefined;
   const ended = await endPerson(store, principal, upstream);
   const confirmed = ended.connections.every((connection) => connection.revocation !== "failed");

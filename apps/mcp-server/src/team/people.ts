@@ -146,9 +146,11 @@ export async function findPerson(store: TeamStore, id: string): Promise<string |
   const byPrincipal = hashKey(id);
   if (members.includes(byPrincipal) || (await store.has(personKey(byPrincipal)))) return byPrincipal;
   if (/^[\w-]{12}$/.test(id)) return members.find((member) => member.startsWith(id));
-  // A principal the index does not hold yet (a store from before it) still names its records.
-  return id.includes("#") || id.startsWith("token:") ? byPrincipal : undefined;
+  return undefined;
 }
+
+/** Whether `id` is written as a principal is: `<issuer>#<subject>` or `token:<name>`. */
+export const isPrincipal = (id: string): boolean => id.includes("#") || id.startsWith("token:");
 
 /** Forgets what the list knows of the person under `hash`: their records and their place in the index. */
 export async function forgetPerson(store: TeamStore, hash: string): Promise<void> {
