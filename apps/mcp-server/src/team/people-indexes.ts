@@ -3,12 +3,10 @@ import { AS_PREFIX, clientGrants, personAsSessions, personGrants, type Stored } 
 import { AUTHORISED_PREFIX } from "./authorize/consent.js";
 import { personSessions, SESSION_TTL_MS, type SessionRecord } from "./connect/session.js";
 import { PEOPLE_INDEX, PERSON_TTL_MS, type PersonRecord, personKey } from "./people.js";
-import { hashKey, type TeamStore } from "./store/index.js";
+import { hashKey, once, type TeamStore } from "./store/index.js";
 
 /** Marks a store whose records from before the indexes of people were indexed: the walk runs once. */
 const INDEXED = "tk:indexed:people";
-/** How long one replica may take indexing, in milliseconds; the others start meanwhile. */
-const INDEXING_LOCK_MS = 5 * 60_000;
 
 /**
  * Indexes what a store written before the indexes of people holds, so `admin` lists everyone and
@@ -17,11 +15,8 @@ const INDEXING_LOCK_MS = 5 * 60_000;
  * first start of a version with these indexes, by one replica (the others go on meanwhile); from
  * then on every lookup is by index. @throws StoreUnavailable
  */
-export async function indexPeople(store: TeamStore, logger: Logger): Promise<void> {
-  if (await store.has(INDEXED)) return;
-  const release = await store.tryLock(`${INDEXED}:lock`, INDEXING_LOCK_MS);
-  if (!release) return;
-  try {
+export const indexPeople = (store: TeamStore, logger: Logger): Promise<void> =>
+  once(store, INDEXED, async () => {
     const people = store.index(PEOPLE_INDEX);
     const hashesAfter = async (prefix: string) =>
       (await store.keys(prefix)).map((key) => key.slice(prefix.length).split(":")[0] ?? "");
@@ -45,12 +40,8 @@ export async function indexPeople(store: TeamStore, logger: Logger): Promise<voi
     const sessions = await indexArtifacts(store, "Session", (hash, payload, ttlMs) =>
       payload.accountId ? [store.index(personAsSessions(hashKey(payload.accountId))).add(hash, ttlMs)] : [],
     );
-    await store.set(INDEXED, { at: Date.now() });
     if (grants || sessions) logger.info("indexed the earlier records of people", { grants, sessions });
-  } finally {
-    await release().catch(() => {});
-  }
-}
+  });
 
 /** Opens every record of the authorization server's `model` and indexes it; resolves to how many. */
 async function indexArtifacts(

@@ -7,9 +7,8 @@ import { randomBytes } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonRpcAnswer } from "../clients.js";
 import { runCli } from "../spawn.js";
-import { type IssuedTokens, refresh, register, signedInTokens } from "./authorize-flow.js";
+import { type IssuedTokens, refresh, register, signedInTokens, toolCall } from "./authorize-flow.js";
 import { browser } from "./browser.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
 import { type Deployment, onlyReplica, startDeployment } from "./deployment.js";
@@ -44,27 +43,8 @@ describe("moving from the file store to Redis: admin export, then admin import",
     await redis?.stop();
   });
 
-  /** Calls `tool` with Frank's access token; resolves to its status and first text. */
-  async function call(tool: string) {
-    const response = await fetch(`${d.url}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${tokens.access_token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: tool, arguments: {} },
-      }),
-    });
-    if (response.status !== 200) return { status: response.status, text: "" };
-    const result = (await jsonRpcAnswer(response)).result as { content?: { text?: string }[] };
-    return { status: 200, text: result.content?.[0]?.text ?? "" };
-  }
+  /** Calls `tool` with Frank's access token. */
+  const call = (tool: string) => toolCall(d.url, tokens.access_token, tool);
 
   it("serves Frank on the file store: his client calls PagerDuty as him", { timeout: 60_000 }, async () => {
     const frank = browser({ user: "frank" });

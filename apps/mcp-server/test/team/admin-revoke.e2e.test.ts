@@ -4,9 +4,8 @@
 // PagerDuty and Google and has a marketing connect link waiting; one command later her client's next
 // call is refused on both replicas, its refresh token too, and both providers were asked to revoke.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonRpcAnswer } from "../clients.js";
 import { runCli } from "../spawn.js";
-import { type IssuedTokens, refresh, register, signedInTokens } from "./authorize-flow.js";
+import { type IssuedTokens, refresh, register, signedInTokens, toolCall } from "./authorize-flow.js";
 import { type Browser, browser } from "./browser.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
 import { type Deployment, startDeployment, storeRecordNames } from "./deployment.js";
@@ -35,29 +34,7 @@ describe("admin revoke on two replicas with Redis", () => {
   afterAll(() => d?.stop());
 
   /** Calls `tool` with Carol's access token at `base` (the balancer, or one replica). */
-  async function call(tool: string, base = d.url) {
-    const response = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${tokens.access_token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: tool, arguments: {} },
-      }),
-    });
-    if (response.status !== 200) return { status: response.status, text: "", isError: true };
-    const result = (await jsonRpcAnswer(response)).result as {
-      content?: { text?: string }[];
-      isError?: boolean;
-    };
-    return { status: 200, text: result.content?.[0]?.text ?? "", isError: result.isError === true };
-  }
+  const call = (tool: string, base = d.url) => toolCall(base, tokens.access_token, tool);
 
   /** The connect link a call's answer offers for `provider`. */
   const linkIn = (text: string, provider: string) =>

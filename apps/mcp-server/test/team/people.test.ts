@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { silentLogger } from "@toolkits/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { personAsSessions, personGrants } from "../../src/team/authorize/adapter.js";
+import { personSessions } from "../../src/team/connect/session.js";
 import {
   ACTIVITY_EVERY_MS,
   findPerson,
@@ -16,7 +18,9 @@ import {
   readPerson,
   rememberSignIn,
 } from "../../src/team/people.js";
+import { indexPeople } from "../../src/team/people-indexes.js";
 import { hashKey, openStore, type TeamStore } from "../../src/team/store/index.js";
+import { endRemovedNames } from "../../src/team/token-names.js";
 
 let dir: string;
 let store: TeamStore;
@@ -86,5 +90,47 @@ describe("finding a person", () => {
     expect(await findPerson(store, pseudonymOf(hash))).toBe(hash);
     expect(await findPerson(store, "nobody")).toBeUndefined();
     expect(await findPerson(store, "AAAAAAAAAAAA")).toBeUndefined();
+  });
+});
+
+describe("a store written before the list of people", () => {
+  it("is indexed once: people with connections or sessions, their sessions, grants and sessions at the authorization server", async () => {
+    const carol = "https://idp.example.com#carol";
+    const hash = hashKey(carol);
+    await store.set(`tk:conn:${hashKey("token:dora")}:pager`, { provider: "pager" });
+    await store.set(
+      "tk:signed-in:session-1",
+      { principal: carol, display: "carol@example.com", csrf: "c" },
+      60_000,
+    );
+    const grant = { payload: { accountId: carol, clientId: "client-9" }, expiresAt: Date.now() + 60_000 };
+    await store.set("tk:as:Grant:grant-hash", grant, 60_000);
+    await store.set("tk:as:Session:session-hash", { payload: { accountId: carol } }, 60_000);
+    await indexPeople(store, silentLogger);
+    expect(await store.index(PEOPLE_INDEX).members()).toEqual(
+      expect.arrayContaining([hash, hashKey("token:dora")]),
+    );
+    expect(await readPerson(store, hash)).toMatchObject({ principal: carol, display: "carol@example.com" });
+    expect(await store.index(personSessions(hash)).members()).toEqual(["session-1"]);
+    expect(await store.index(personGrants(hash)).members()).toEqual(["grant-hash"]);
+    expect(await store.index(personAsSessions(hash)).members()).toEqual(["session-hash"]);
+    // Once: a record written later is indexed by its writer, not by another walk.
+    await store.set("tk:as:Grant:later", grant, 60_000);
+    await indexPeople(store, silentLogger);
+    expect(await store.index(personGrants(hash)).members()).toEqual(["grant-hash"]);
+  });
+});
+
+describe("named tokens removed", () => {
+  it("end their people's grants: found in the list on the first start that keeps the names, by the names after", async () => {
+    const ended: string[] = [];
+    const end = async (principal: string) => void ended.push(principal);
+    await rememberSignIn(store, "token:zed", "zed");
+    await endRemovedNames(store, ["bob"], end, silentLogger);
+    expect(ended).toEqual(["token:zed"]);
+    await endRemovedNames(store, ["bob", "yan"], end, silentLogger);
+    expect(ended).toEqual(["token:zed"]);
+    await endRemovedNames(store, ["yan"], end, silentLogger);
+    expect(ended).toEqual(["token:zed", "token:bob"]);
   });
 });

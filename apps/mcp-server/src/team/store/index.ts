@@ -123,6 +123,26 @@ export async function endEach(
   return ended.filter(Boolean).length;
 }
 
+/** How long one replica may take a one-time walk, in milliseconds; the others start meanwhile. */
+const ONCE_LOCK_MS = 5 * 60_000;
+
+/**
+ * Runs `walk` (a one-time migration walking the store) once for the store, by one replica: the first
+ * to take the lock, unless the record `marker` says it already ran; it is written once `walk` ends.
+ * Resolves when done, or left to another replica. @throws StoreUnavailable
+ */
+export async function once(store: TeamStore, marker: string, walk: () => Promise<void>): Promise<void> {
+  if (await store.has(marker)) return;
+  const release = await store.tryLock(`${marker}:lock`, ONCE_LOCK_MS);
+  if (!release) return;
+  try {
+    await walk();
+    await store.set(marker, { at: Date.now() });
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
 /**
  * Opens the store `settings` describe: the file at `file:///abs/path.json`, or Redis at
  * `redis://…` / `rediss://…`.
