@@ -26,7 +26,7 @@ import { parseRateLimits, personLimits } from "./limits.js";
 import { endPerson } from "./offboard.js";
 import { personActivity } from "./people.js";
 import { indexPeople } from "./people-indexes.js";
-import { hashKey, openStore, type TeamStore } from "./store/index.js";
+import { hashKey, openStore, StoreUnavailable, type TeamStore } from "./store/index.js";
 import { endRemovedNames } from "./token-names.js";
 
 /** What `--credentials per-user` needs of the server's options. */
@@ -115,11 +115,13 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
   );
   // The library and the keys before anything listens: a failure stops the start.
   const { auth } = options;
-  await indexPeople(store, logger);
   // A person the identity provider refuses, or whose named token was removed, loses what they
   // authorised here; their connections stay until `admin revoke`.
   const offboard = (principal: string) => endPerson(store, principal);
-  await endRemovedNames(store, tokenNames(auth?.bearerTokens), offboard, logger);
+  await startTasks(logger, async () => {
+    await indexPeople(store, logger);
+    await endRemovedNames(store, tokenNames(auth?.bearerTokens), offboard, logger);
+  });
   const signInAt = signInMethods({ issuer: auth?.oauthIssuer, connectClient: options.connectClient }).oidc;
   const builtin =
     auth?.authorizationServer === "builtin"
@@ -192,6 +194,26 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     ready: () => store.ready(),
     close: () => store.close(),
   };
+}
+
+/**
+ * Runs the start's one-time work on the store (indexing an earlier store, ending the grants of
+ * removed names). A store out of reach does not stop the start, as it stops no other per-user
+ * start (calls answer `unavailable` until it is back): the work is left to the next start, and
+ * said so. With the built-in authorization server the start needs the store anyway (its keys).
+ */
+async function startTasks(logger: Logger, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof StoreUnavailable)) throw error;
+    logger.warn(
+      "the store was out of reach at start: indexing it and ending the grants of removed names wait for the next start",
+      {
+        reason: error.message,
+      },
+    );
+  }
 }
 
 /** Remembers only what matters of a 2025 client's capabilities: URL elicitation, for 30 days. */
