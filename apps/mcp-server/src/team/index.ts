@@ -113,7 +113,6 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     },
     logger,
   );
-  // The library and the keys before anything listens: a failure stops the start.
   const { auth } = options;
   // A person the identity provider refuses, or whose named token was removed, loses what they
   // authorised here; their connections stay until `admin revoke`.
@@ -123,6 +122,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     await endRemovedNames(store, tokenNames(auth?.bearerTokens), offboard, logger);
   });
   const signInAt = signInMethods({ issuer: auth?.oauthIssuer, connectClient: options.connectClient }).oidc;
+  // The library and the keys before anything listens: a failure stops the start.
   const builtin =
     auth?.authorizationServer === "builtin"
       ? await (await import("./authorize/index.js")).prepare(
