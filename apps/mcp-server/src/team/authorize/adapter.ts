@@ -61,9 +61,11 @@ export interface AdapterPolicy {
 /**
  * oidc-provider's storage adapter over the team store, so every replica serves every step: each
  * artifact sealed under `tk:as:<model>:<hash(id)>` (ids are codes and tokens: only their hashes
- * appear in key names), one index per session uid, one of registered clients.
+ * appear in key names), one index per session uid, one of registered clients, and of each person's
+ * grants and sessions and each client's grants (so `admin revoke` and `remove-client` find them).
  * A grant's codes and tokens live only while its record does (the library checks the grant on every
- * exchange, the front door on every request), so revoking a grant removes that one record.
+ * exchange, the front door on every request), so revoking a grant removes that one record (and its
+ * mark of a recent check, see revalidate.ts).
  * `consumed` is claimed once across replicas: of two concurrent exchanges of one code only one wins;
  * the other is refused as a reused code is (`invalid_grant`). A refresh token presented again within
  * `refreshGraceMs` of its rotation counts as not yet used, so the library issues a sibling; after
