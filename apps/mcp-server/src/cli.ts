@@ -25,6 +25,8 @@ async function main(): Promise<void> {
       logout: async (provider, settings) =>
         (await signin()).logoutCommand(provider, settings, stderrLogger("info")),
       authStatus: async (settings) => (await signin()).authStatusCommand(settings),
+      // The store's code loads only for `admin`.
+      admin: async (request, settings) => (await import("./admin/index.js")).adminCommand(request, settings),
     },
     VERSION,
   );

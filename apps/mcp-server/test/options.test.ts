@@ -8,10 +8,12 @@ import { type LoginOptions, program, type ServerOptions, type SigninSettings } f
 import { settingsTables } from "../src/options/markdown.js";
 import { GROUPS, type Group, settingsOf, text } from "../src/options/setting.js";
 import { SETTINGS, TOOLKIT_VARIABLES } from "../src/options/table.js";
+import type { AdminRequest, AdminSettings } from "../src/options/types.js";
 
 interface Run {
   served?: ServerOptions;
   login?: [string, LoginOptions, SigninSettings];
+  admin?: [AdminRequest, AdminSettings];
   out: string;
   err: string;
   code: number;
@@ -31,6 +33,10 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Ru
       },
       logout: async () => 0,
       authStatus: async () => 0,
+      admin: async (...call) => {
+        result.admin = call;
+        return 0;
+      },
     },
     "1.2.3",
     env,
@@ -218,6 +224,40 @@ describe("the settings table", () => {
         toolkitEnv: env,
       },
     ]);
+  });
+
+  it("reads --revalidate-interval and --grant-max-age as durations, and refuses others naming the range", async () => {
+    const { served } = await run(["--revalidate-interval", "15m"], { MCP_GRANT_MAX_AGE: "7d" });
+    expect(served?.auth).toMatchObject({ revalidateIntervalS: 900, grantMaxAgeS: 7 * 86_400 });
+    const defaults = (await run([])).served?.auth;
+    expect(defaults).toMatchObject({ revalidateIntervalS: 3_600, grantMaxAgeS: 30 * 86_400 });
+    expect((await run(["--grant-max-age", "90"])).served?.auth.grantMaxAgeS).toBe(90);
+    const bad = await run(["--revalidate-interval", "8d"]);
+    expect(bad.code).toBeGreaterThan(0);
+    expect(bad.err).toContain("It must be a duration from 1s to 7d");
+  });
+
+  it("gives admin its commands, each with the store settings and the OAuth clients to revoke at", async () => {
+    const env = {
+      MCP_STORE_URL: "redis://store:6379",
+      MCP_STORE_KEY: "k",
+      PAGER_OAUTH_CLIENT_ID: "pager-id",
+    };
+    const revoke = await run(["admin", "revoke", "token:alice", "--json"], env);
+    expect(revoke.admin).toEqual([
+      { command: "revoke", target: "token:alice", json: true },
+      expect.objectContaining({
+        storeUrl: "redis://store:6379",
+        storeKey: "k",
+        oauthClients: expect.objectContaining({ pager: expect.objectContaining({ clientId: "pager-id" }) }),
+      }),
+    ]);
+    expect((await run(["admin", "people"], env)).admin?.[0]).toEqual({ command: "people" });
+    expect((await run(["admin", "import", "-", "--merge"], env)).admin?.[0]).toEqual({
+      command: "import",
+      target: "-",
+      merge: true,
+    });
   });
 
   it("renders a group as a README table, escaping what Markdown would misread", () => {

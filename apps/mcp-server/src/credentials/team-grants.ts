@@ -3,8 +3,10 @@ import { type Grant, type GrantOf, type GrantRecord, grantOf, recordOf } from ".
 import type { OAuthClients, ProviderId } from "./providers.js";
 import type { GrantStore } from "./store.js";
 
-/** A person's grant: the record as this store has always kept it (`tk:conn:<hash(principal)>:<provider>`). */
-const grantKey = (principal: string, provider: ProviderId) => `tk:conn:${hashKey(principal)}:${provider}`;
+/** A person's grant, by the hash of their principal: the record as this store has always kept it. */
+export const connectionKey = (personHash: string, provider: ProviderId): string =>
+  `tk:conn:${personHash}:${provider}`;
+const grantKey = (principal: string, provider: ProviderId) => connectionKey(hashKey(principal), provider);
 const lockKey = (principal: string, provider: ProviderId) =>
   `tk:lock:refresh:${provider}:${hashKey(principal)}`;
 

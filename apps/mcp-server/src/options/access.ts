@@ -1,7 +1,7 @@
 import { tokenFilePath } from "../credentials/token-file.js";
 import { DEFAULT_RATE_LIMIT_SPEC, parseRateLimits } from "../team/limits.js";
 import { DEFAULT_STORE_HINT, defaultStorePath } from "../team/store/location.js";
-import { checked, inGroup, integer, list, oneOf, text } from "./setting.js";
+import { checked, duration, inGroup, integer, list, oneOf, text } from "./setting.js";
 
 const inAuthentication = inGroup("Authentication");
 const inPerUser = inGroup("Per-user");
@@ -80,6 +80,22 @@ export const ACCESS = {
       parse: integer(0, 300),
       default: 30,
       help: "builtin: a rotated refresh token presented again within this many seconds (clients refreshing concurrently) gets a sibling under the same grant; after it, reuse revokes the grant",
+    }),
+    revalidateIntervalS: inAuthentication({
+      flag: "--revalidate-interval <duration>",
+      env: "MCP_REVALIDATE_INTERVAL",
+      parse: duration(1, 7 * 86_400),
+      default: 3_600,
+      shown: "1h",
+      help: "builtin: how often a person who signed in at the identity provider with a refresh token is checked there again, when their grant is next used (90s, 15m, 1h…); a refusal (account disabled, token revoked) ends all their grants",
+    }),
+    grantMaxAgeS: inAuthentication({
+      flag: "--grant-max-age <duration>",
+      env: "MCP_GRANT_MAX_AGE",
+      parse: duration(1, 365 * 86_400),
+      default: 30 * 86_400,
+      shown: "30d",
+      help: "builtin: how long a grant lives when its person holds no refresh token at the identity provider (named static tokens, a provider granting none); then they sign in again",
     }),
   },
   credentials: inPerUser({

@@ -1,4 +1,5 @@
 import { Command, Help, type Option } from "commander";
+import { adminCommands } from "./admin.js";
 import { signinCommands } from "./commands.js";
 import { flagOption, variableRow } from "./help.js";
 import { type Environment, type Setting, settingsOf, valuesOf } from "./setting.js";
@@ -14,7 +15,7 @@ without credentials still starts, and its tools answer unauthenticated saying wh
 /**
  * The `toolkits-mcp` command line, generated from the settings table: serving (the default command)
  * with every setting read from its flag, else its variable in `env`, else its default; and the
- * `login`, `logout`, `auth status` and `help` commands. A malformed flag or variable makes parsing
+ * `login`, `logout`, `auth status`, `admin` and `help` commands. A malformed flag or variable makes parsing
  * throw a CommanderError after printing the problem and a pointer to `--help` (a command's own
  * usage for a command's error); cli.ts exits with 2.
  */
@@ -55,6 +56,21 @@ export function program(commands: Commands, version: string, env: Environment = 
     oauthClients: SETTINGS.oauthClients,
   };
   signinCommands(root, commands, () => ({ ...valuesOf(signin, read), toolkitEnv: env }));
+  const store = {
+    storeUrl: SETTINGS.storeUrl,
+    storePath: SETTINGS.storePath,
+    storeKey: SETTINGS.storeKey,
+    storeKeyPrevious: SETTINGS.storeKeyPrevious,
+    oauthClients: SETTINGS.oauthClients,
+  };
+  adminCommands(
+    root,
+    commands,
+    () => valuesOf(store, read),
+    (code) => {
+      process.exitCode = code;
+    },
+  );
   root.helpCommand("help [command]", "print the help of a command");
   // The commands above keep their usage after an error (a dozen lines, inherited when created);
   // the server's own runs to 100+, which would bury the one line saying what is wrong.

@@ -143,6 +143,30 @@ export function integer(min: number, max: number): (value: string) => number {
   };
 }
 
+/** Seconds per unit of a duration. */
+const UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/** Seconds written with the largest unit that divides them: `3600` → `1h`. */
+export const shortDuration = (seconds: number): string => {
+  const unit = ["d", "h", "m"].find((name) => seconds % (UNITS[name] ?? 1) === 0) ?? "s";
+  return `${seconds / (UNITS[unit] ?? 1)}${unit}`;
+};
+
+/**
+ * A duration, in seconds: a number of seconds, or a number with a unit (`90s`, `15m`, `1h`, `30d`).
+ * @throws InvalidArgumentError naming the range.
+ */
+export function duration(minS: number, maxS: number): (value: string) => number {
+  return (value) => {
+    const match = /^(\d{1,9})([smhd]?)$/.exec(value.trim());
+    const seconds = match ? Number(match[1]) * (UNITS[match[2] || "s"] ?? 1) : Number.NaN;
+    if (seconds >= minS && seconds <= maxS) return seconds;
+    throw new InvalidArgumentError(
+      `It must be a duration from ${shortDuration(minS)} to ${shortDuration(maxS)}: seconds, or a number with a unit (90s, 15m, 1h, 30d) (got "${value}").`,
+    );
+  };
+}
+
 /** Runs `check` on the value, so a malformed one stops the start with exit code 2. */
 export function checked(check: (value: string) => unknown): (value: string) => string {
   return (value) => {

@@ -1,4 +1,8 @@
+import type { AdminRequest } from "../admin/index.js";
 import type { Environment, Values } from "./setting.js";
+
+export type { AdminRequest } from "../admin/index.js";
+
 import type { SETTINGS } from "./table.js";
 
 /** An OAuth client of `login` and the per-user /connect pages, from `<PREFIX>_OAUTH_*` and the region. */
@@ -47,4 +51,12 @@ export interface Commands {
   logout(provider: string, settings: SigninSettings): Promise<number>;
   /** Resolves to the process exit code. */
   authStatus(settings: SigninSettings): Promise<number>;
+  /** `admin <command>`; resolves to the process exit code. */
+  admin(request: AdminRequest, settings: AdminSettings): Promise<number>;
 }
+
+/** What `admin` is given: the server's store settings and OAuth clients. */
+export type AdminSettings = Pick<
+  ServerOptions,
+  "storeUrl" | "storePath" | "storeKey" | "storeKeyPrevious" | "oauthClients"
+>;

@@ -59,6 +59,8 @@ export interface Connections {
 }
 
 const codeKey = (code: string) => `tk:code:${hashKey(code)}`;
+const pendingKey = (principal: string, provider: ProviderId) =>
+  `tk:pending:${hashKey(`${principal}\n${provider}`)}`;
 
 /** A person's live code for a provider, under `tk:pending:<hash(principal, provider)>`. */
 interface PendingCode {
@@ -97,7 +99,7 @@ export function storedConnections(store: TeamStore, publicUrl: string, clients: 
   };
   // Calls of this process for one person and provider share one lookup; replicas share the lock.
   function pendingCode(owner: LinkOwner): Promise<PendingCode> {
-    const key = `tk:pending:${hashKey(`${owner.principal}\n${owner.provider}`)}`;
+    const key = pendingKey(owner.principal, owner.provider);
     let flight = flights.get(key);
     if (!flight) {
       flight = reusable(store, key).then((found) => found ?? mintUnderLock(store, key, owner));
@@ -149,4 +151,18 @@ async function mint(store: TeamStore, key: string, owner: LinkOwner): Promise<Pe
   await store.set(key, made, CONNECT_LINK_TTL_MS);
   if (replaced) await store.delete(codeKey(replaced.code));
   return made;
+}
+
+/**
+ * Ends the connect links `principal` holds (one per provider at most): their codes stop working.
+ * Resolves to how many were live. @throws StoreUnavailable
+ */
+export async function endPendingCodes(store: TeamStore, principal: string): Promise<number> {
+  const ended = await Promise.all(
+    PROVIDER_IDS.map(async (provider) => {
+      const pending = await store.take<PendingCode>(pendingKey(principal, provider));
+      return pending !== undefined && (await store.delete(codeKey(pending.code)));
+    }),
+  );
+  return ended.filter(Boolean).length;
 }

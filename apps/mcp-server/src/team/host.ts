@@ -2,6 +2,7 @@ import { type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolk
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
 import type { PersonCredentials } from "./credentials.js";
 import type { PersonLimits } from "./limits.js";
+import type { Activity } from "./people.js";
 import { hashKey } from "./store/index.js";
 
 /** What a host acting for each person separately needs. */
@@ -10,6 +11,8 @@ export interface PerUserDeps {
   limits: PersonLimits;
   /** Each person's toolkit state (their page sessions), apart from everyone else's. */
   state(principal: string): StateStore;
+  /** Hears of each call and each connection it uses (their last call and last use, for `admin`). */
+  activity?: Activity;
 }
 
 /**
@@ -33,15 +36,22 @@ export function perUserHost(base: Host, deps: PerUserDeps): Host {
 function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
   const credentials = deps.credentials(principal);
   const fetcher = hostFetch(base);
+  // One view per tool call: its making is the call.
+  deps.activity?.called(principal);
   return {
     ...base,
     forPrincipal: undefined,
     state: deps.state(principal),
-    tokens: (provider, scopes) =>
-      provider === "pager" || provider === "google" ? credentials.accessToken(provider, scopes) : undefined,
+    async tokens(provider, scopes) {
+      if (provider !== "pager" && provider !== "google") return undefined;
+      const token = await credentials.accessToken(provider, scopes);
+      deps.activity?.used(principal, provider);
+      return token;
+    },
     async secrets(name) {
       if (name !== API_KEY_SECRET) return undefined;
       const { key, region } = await credentials.marketingKey();
+      deps.activity?.used(principal, "marketing");
       return region ? { value: key, settings: { [REGION_SETTING]: region } } : key;
     },
     // Each request names the budget its toolkit declared it counts against (UpstreamInit.budget).

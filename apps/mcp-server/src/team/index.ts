@@ -9,7 +9,7 @@ import {
 } from "@toolkits/core";
 import { PROVIDERS } from "../credentials/providers.js";
 import type { BuiltinIssuer } from "../http/auth/builtin.js";
-import { type HttpAuthConfig, namedTokenPrincipal } from "../http/auth/config.js";
+import { type HttpAuthConfig, namedTokenPrincipal, tokenNames } from "../http/auth/config.js";
 import type { ClientMemory } from "../http/endpoint.js";
 import { stderrLogger } from "../logger.js";
 import type { ServerOptions } from "../options/index.js";
@@ -17,11 +17,17 @@ import type { PageVisitors } from "../pages.js";
 import type { Caller } from "../scope.js";
 import type { AuthorizationServer } from "./authorize/index.js";
 import { type ConnectSite, connectSite } from "./connect/index.js";
+import { signInMethods } from "./connect/methods.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
 import { perUserHost } from "./host.js";
+import { identityCheck } from "./identity.js";
 import { parseRateLimits, personLimits } from "./limits.js";
-import { hashKey, openStore, type TeamStore } from "./store/index.js";
+import { endPerson } from "./offboard.js";
+import { personActivity } from "./people.js";
+import { indexPeople } from "./people-indexes.js";
+import { hashKey, openStore, StoreUnavailable, type TeamStore } from "./store/index.js";
+import { endRemovedNames } from "./token-names.js";
 
 /** What `--credentials per-user` needs of the server's options. */
 export type TeamOptions = Pick<
@@ -107,15 +113,31 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     },
     logger,
   );
-  // The library and the keys before anything listens: a failure stops the start.
   const { auth } = options;
+  // A person the identity provider refuses, or whose named token was removed, loses what they
+  // authorised here; their connections stay until `admin revoke`.
+  const offboard = (principal: string) => endPerson(store, principal);
+  await startTasks(logger, async () => {
+    await indexPeople(store, logger);
+    await endRemovedNames(store, tokenNames(auth?.bearerTokens), offboard, logger);
+  });
+  const signInAt = signInMethods({ issuer: auth?.oauthIssuer, connectClient: options.connectClient }).oidc;
+  // The library and the keys before anything listens: a failure stops the start.
   const builtin =
     auth?.authorizationServer === "builtin"
-      ? await (await import("./authorize/index.js")).prepare(store, logger, {
-          accessTokenTtlS: auth.accessTokenTtlS,
-          refreshGraceS: auth.refreshGraceS,
-        })
+      ? await (await import("./authorize/index.js")).prepare(
+          store,
+          logger,
+          { accessTokenTtlS: auth.accessTokenTtlS, refreshGraceS: auth.refreshGraceS },
+          {
+            intervalMs: auth.revalidateIntervalS * 1000,
+            grantMaxAgeMs: auth.grantMaxAgeS * 1000,
+            identity: signInAt && identityCheck(signInAt.issuer, signInAt.client, logger),
+            offboard,
+          },
+        )
       : undefined;
+  const activity = personActivity(store, logger);
   // Each person's toolkit state (page sessions) apart: a page serves a person only their own.
   const stateOf = (principal: string) => store.state(`person:${hashKey(principal)}`);
   return {
@@ -129,6 +151,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
           credentials: teamCredentials(connections, logger),
           limits: personLimits(store, limits, options.rateLimitWaitMs),
           state: stateOf,
+          activity,
         },
       );
       // Signing browsers in comes first: the built-in authorization server signs people in with
@@ -171,6 +194,26 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
     ready: () => store.ready(),
     close: () => store.close(),
   };
+}
+
+/**
+ * Runs the start's one-time work on the store (indexing an earlier store, ending the grants of
+ * removed names). A store out of reach does not stop the start, as it stops no other per-user
+ * start (calls answer `unavailable` until it is back): the work is left to the next start, and
+ * said so. With the built-in authorization server the start needs the store anyway (its keys).
+ */
+async function startTasks(logger: Logger, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof StoreUnavailable)) throw error;
+    logger.warn(
+      "the store was out of reach at start: indexing it and ending the grants of removed names wait for the next start",
+      {
+        reason: error.message,
+      },
+    );
+  }
 }
 
 /** Remembers only what matters of a 2025 client's capabilities: URL elicitation, for 30 days. */

@@ -2,6 +2,7 @@
 // request at a time, so a test can break any step: register, authorize (sign-in and consent in the
 // test browser), exchange, refresh, revoke.
 import { createHash, randomBytes } from "node:crypto";
+import { jsonRpcAnswer } from "../clients.js";
 import type { Browser, Page } from "./browser.js";
 import type { CimdHost } from "./cimd-host.js";
 import type { Deployment, Replica } from "./deployment.js";
@@ -142,7 +143,7 @@ export function jwtParts(token: string): {
 
 /** A 2025-11-25 `tools/list` or `tools/call` with `token` at `path`; resolves to the HTTP answer. */
 export async function mcpRequest(
-  d: Deployment,
+  d: Pick<Deployment, "url">,
   token: string,
   method: "tools/list" | "tools/call",
   params: Record<string, unknown> = {},
@@ -244,3 +245,18 @@ export const refresh = (
     refresh_token: refreshToken,
     ...extra,
   });
+
+/** A `tools/call` of `tool` (no arguments) with `token` at `base` (the balancer, or one replica). */
+export async function toolCall(
+  base: string,
+  token: string,
+  tool: string,
+): Promise<{ status: number; text: string; isError: boolean }> {
+  const response = await mcpRequest({ url: base }, token, "tools/call", { name: tool, arguments: {} });
+  if (response.status !== 200) return { status: response.status, text: "", isError: true };
+  const result = (await jsonRpcAnswer(response)).result as {
+    content?: { text?: string }[];
+    isError?: boolean;
+  };
+  return { status: 200, text: result.content?.[0]?.text ?? "", isError: result.isError === true };
+}

@@ -269,7 +269,14 @@ describe("clients connecting by URL alone to the built-in authorization server",
       ).toBe(true);
     // Locks, single-use claims, the registration counters and the indexes (of hashes) hold no more
     // than an owner, a count or hashes.
-    const indexes = ["tk:as:clients", "tk:as:person-clients:", "tk:as:register:"];
+    const indexes = [
+      "tk:as:clients",
+      "tk:as:person-clients:",
+      "tk:as:person-grants:",
+      "tk:as:client-grants:",
+      "tk:as:person-sessions:",
+      "tk:as:register:",
+    ];
     const plain = (name = "") =>
       /:(lock|consumed)$/.test(name) || indexes.some((index) => name.startsWith(index));
     for (const [name, value] of records) if (!plain(name)) expect(value, name).toMatch(/^v2\./);

@@ -40,6 +40,11 @@ export interface MockAuthServer {
    * cannot add `mock_user` to a request it makes by following a redirect.
    */
   signInAs(user: string): void;
+  /**
+   * Refuses every refresh token issued to `user` from now on (400 `invalid_grant`), as a provider
+   * does once the account is disabled or its tokens revoked.
+   */
+  refuseRefreshesOf(user: string): void;
   stop(): Promise<void>;
 }
 
@@ -56,6 +61,7 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
   const scopesByRefreshToken = new Map<string, string>();
   let lifetime: number | undefined;
   let unnamedUser: string | undefined;
+  const refusedUsers = new Set<string>();
   const mock: MockAuthServer = {
     url: server.issuer.url,
     server,
@@ -81,6 +87,9 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
     },
     signInAs(user) {
       unnamedUser = user;
+    },
+    refuseRefreshesOf(user) {
+      refusedUsers.add(user);
     },
     stop: () => server.stop(),
   };
@@ -108,6 +117,11 @@ export async function startMockAuthServer(): Promise<MockAuthServer> {
   server.service.on("beforeResponse", (response, request) => {
     const body = request.body as Record<string, string>;
     mock.tokenRequests.push({ ...body });
+    if (body.grant_type === "refresh_token" && refusedUsers.has(userOf(body) ?? "")) {
+      response.statusCode = 400;
+      response.body = { error: "invalid_grant", error_description: "The account is disabled." };
+      return;
+    }
     if (typeof response.body !== "object") return;
     // The mock grants "dummy" unless a scope is posted; a real server grants what was asked, and
     // a refresh grants what the original grant did.

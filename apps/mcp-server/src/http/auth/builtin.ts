@@ -15,7 +15,8 @@ export interface BuiltinIssuer {
   key(kid: string): KeyObject | undefined | Promise<KeyObject | undefined>;
   /**
    * Whether the grant a token names (its `gid` claim) is alive: revoking it (at /connect, by an
-   * operator, by a refresh token's reuse) ends its tokens at once, not when they expire.
+   * operator, by a refresh token's reuse, by the identity provider's refusal of its person when they
+   * are checked there again) ends its tokens at once, not when they expire.
    * @throws TokensUncheckable when the store is out of reach.
    */
   grantAlive(claim: string): Promise<boolean>;

@@ -30,7 +30,12 @@ const MAKE_TOKEN = "Make one with `openssl rand -hex 32`.";
 /** The settings `authConfig` reads; the mode defaults to `external`. */
 export type AuthSettings = Omit<
   ServerOptions["auth"],
-  "authorizationServer" | "cimdPrivateHosts" | "accessTokenTtlS" | "refreshGraceS"
+  | "authorizationServer"
+  | "cimdPrivateHosts"
+  | "accessTokenTtlS"
+  | "refreshGraceS"
+  | "revalidateIntervalS"
+  | "grantMaxAgeS"
 > &
   Partial<Pick<ServerOptions["auth"], "authorizationServer">>;
 
@@ -83,6 +88,13 @@ function staticToken(entry: string): StaticToken {
   const named = NAMED_TOKEN.exec(entry);
   return named?.[1] && named[2] !== undefined ? { name: named[1], token: named[2] } : { token: entry };
 }
+
+/** The names of the named static tokens in `MCP_HTTP_BEARER_TOKENS` (`alice:<token>` → `alice`). */
+export const tokenNames = (bearerTokens: string | undefined): string[] =>
+  (bearerTokens ?? "")
+    .split(",")
+    .map((entry) => staticToken(entry.trim()).name)
+    .filter((name) => name !== undefined);
 
 /** The principal of a named static token's holder. */
 export const tokenPrincipal = (name: string): string => `token:${name}`;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { within } from "../../http/auth/builtin.js";
-import { hashKey, type TeamStore } from "../store/index.js";
+import { endEach, hashKey, type TeamStore } from "../store/index.js";
 import { revokeGrant } from "./adapter.js";
 import { isLoopback } from "./clients.js";
 
@@ -56,8 +56,10 @@ const MAX_GRANTS = 20;
 export const AUTHORISED_PREFIX = "tk:as:authorised:";
 /** The index of the clients a person authorised (members: the hashes of the client ids), by the person's hash. */
 export const personIndex = (personHash: string) => `tk:as:person-clients:${personHash}`;
-const clientKey = (principal: string, clientHash: string) =>
-  `${AUTHORISED_PREFIX}${hashKey(principal)}:${clientHash}`;
+/** A person's record of one client they authorised, by both hashes. */
+export const authorisedKey = (personHash: string, clientHash: string): string =>
+  `${AUTHORISED_PREFIX}${personHash}:${clientHash}`;
+const clientKey = (principal: string, clientHash: string) => authorisedKey(hashKey(principal), clientHash);
 const approvalPrefix = (principal: string, clientId: string) =>
   `tk:as:approval:${hashKey(`${principal}\n${clientId}`)}:`;
 
@@ -145,3 +147,15 @@ export async function revokeClient(store: TeamStore, principal: string, clientId
   await store.index(personIndex(hashKey(principal))).remove(clientHash);
   return true;
 }
+
+/**
+ * Revokes every client the person whose hash is `personHash` authorised, as `revokeClient` does
+ * for one: O(their clients). Resolves to how many there were. @throws StoreUnavailable
+ */
+export const revokePersonClients = (store: TeamStore, personHash: string): Promise<number> =>
+  endEach(store, personIndex(personHash), async (clientHash) => {
+    const key = authorisedKey(personHash, clientHash);
+    const known = await store.get<AuthorisedClient>(key);
+    await Promise.all((known?.grantIds ?? []).map((grantId) => revokeGrant(store, grantId)));
+    return store.delete(key);
+  });

@@ -12,7 +12,6 @@ import { cookieRequest, cookieValues, setCookie } from "../../web/cookies.js";
 import { cookieSealer, type StoreKeys } from "../../web/sealed-cookies.js";
 import type { Connections } from "../connections.js";
 import { StoreUnavailable, type TeamStore } from "../store/index.js";
-import { grantAlive } from "./adapter.js";
 import { type AuthorisedClients, authorisedClients, revokeClient } from "./consent.js";
 import { rememberDocumentFailures } from "./documents.js";
 import { indexEarlierRecords } from "./indexes.js";
@@ -23,6 +22,7 @@ import { AS_PATH, createProvider, INTERACTION_PATH, ONE_RESOURCE, type ProviderM
 import { logAuthorizationRefusals } from "./refusal-events.js";
 import { logProviderRefusals } from "./refusals.js";
 import { registrationGate } from "./registration.js";
+import { grantChecker, type RevalidationPolicy } from "./revalidate.js";
 import { type ScopeRules, scopeRules } from "./scopes.js";
 import { AUTHORIZE_PATH, authorizeGate } from "./strangers.js";
 
@@ -38,6 +38,8 @@ export interface Prepared {
   store: TeamStore;
   logger: Logger;
   lifetimes: Lifetimes;
+  /** Whether a grant an access token names is alive, checked again when due (see revalidate.ts). */
+  alive(claim: string): Promise<boolean>;
 }
 
 /** How long tokens live, in seconds: `--access-token-ttl` and `--refresh-grace`. */
@@ -53,13 +55,19 @@ export interface Lifetimes {
  * URL is known.
  * @throws StoreUnavailable when the store is out of reach.
  */
-export async function prepare(store: TeamStore, logger: Logger, lifetimes: Lifetimes) {
+export async function prepare(
+  store: TeamStore,
+  logger: Logger,
+  lifetimes: Lifetimes,
+  revalidation: Omit<RevalidationPolicy, "logger">,
+) {
   const [oidc, keys] = await Promise.all([
     createProvider.load(logger),
     serverKeys(store),
     indexEarlierRecords(store, logger),
   ]);
-  const prepared: Prepared = { oidc, keys, store, logger, lifetimes };
+  const alive = grantChecker(store, { ...revalidation, logger });
+  const prepared: Prepared = { oidc, keys, store, logger, lifetimes, alive };
   return {
     issuer: (publicUrl: string) => builtinIssuer(prepared, publicUrl),
     serve: (deps: AuthorizationDeps) => authorizationServer(prepared, deps),
@@ -76,7 +84,7 @@ function builtinIssuer(prepared: Prepared, publicUrl: string): BuiltinIssuer {
     audience: `${base}/mcp`,
     grantAlive: async (claim) => {
       try {
-        return await grantAlive(prepared.store, claim);
+        return await prepared.alive(claim);
       } catch (error) {
         if (error instanceof StoreUnavailable) throw new TokensUncheckable(error.message, 1);
         throw error;

@@ -3,6 +3,7 @@ import { discover } from "../../credentials/oauth.js";
 import { page, redirect } from "../../web/respond.js";
 import { messagePage } from "../../web/templates.js";
 import { CONNECT_PATH } from "../connections.js";
+import { keepIdentity } from "../identity.js";
 import type { ConnectContext } from "./context.js";
 import { exchangeFailure, logSignInRefusal, oauthErrorCode } from "./failures.js";
 import type { OidcMethod } from "./methods.js";
@@ -33,9 +34,12 @@ export async function startOidc(
     state: oauth.randomState(),
     nonce: oauth.randomNonce(),
   };
+  // A refresh token lets the server ask again later whether the person may still sign in (see
+  // identity.ts); providers that name `offline_access` grant one only when it is asked for.
+  const offline = config.serverMetadata().scopes_supported?.includes("offline_access");
   const url = oauth.buildAuthorizationUrl(config, {
     redirect_uri: `${ctx.base}${SIGNED_IN_PATH}`,
-    scope: "openid email",
+    scope: offline ? "openid email offline_access" : "openid email",
     code_challenge: await oauth.calculatePKCECodeChallenge(oidc.verifier),
     code_challenge_method: "S256",
     state: oidc.state,
@@ -70,6 +74,7 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
   // The redirect URI as registered, whatever host name the request arrived under.
   const callback = new URL(`${ctx.base}${SIGNED_IN_PATH}${url.search}`);
   let claims: oauth.IDToken | undefined;
+  let refreshToken: string | undefined;
   try {
     const response = await oauth.authorizationCodeGrant(config, callback, {
       pkceCodeVerifier: pending.oidc.verifier,
@@ -77,12 +82,15 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
       expectedNonce: pending.oidc.nonce,
     });
     claims = response.claims();
+    refreshToken = response.refresh_token;
   } catch (error) {
     return signInFailed(ctx, pending, error);
   }
   if (!claims) return signInFailed(ctx, pending, new Error("the identity provider sent no ID token"));
+  const principal = `${claims.iss}#${claims.sub}`;
+  if (refreshToken) await keepIdentity(ctx.store, principal, refreshToken);
   const email = typeof claims.email === "string" ? claims.email : undefined;
-  return signIn(ctx, `${claims.iss}#${claims.sub}`, email ?? claims.sub, pending);
+  return signIn(ctx, principal, email ?? claims.sub, pending);
 }
 
 const signInExpired = () =>

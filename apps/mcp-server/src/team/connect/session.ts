@@ -3,7 +3,8 @@ import { cookieName, cookieValues, setCookie } from "../../web/cookies.js";
 import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
 import { readForm, redirect } from "../../web/respond.js";
 import { CONNECT_PATH } from "../connections.js";
-import { hashKey } from "../store/index.js";
+import { rememberSignIn } from "../people.js";
+import { endEach, hashKey, type TeamStore } from "../store/index.js";
 import type { ConnectContext } from "./context.js";
 import type { Pending } from "./pending.js";
 
@@ -38,6 +39,11 @@ export interface SignedInSession {
 }
 
 const storeKey = (key: string) => `tk:signed-in:${key}`;
+/**
+ * The index of a person's signed-in sessions (members: the hashes of the session ids), by the
+ * person's hash, so `admin revoke` ends them all without walking the store.
+ */
+export const personSessions = (personHash: string): string => `tk:person-sessions:${personHash}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** The signed-in session the request's cookie names, if it is still live. @throws StoreUnavailable */
@@ -78,7 +84,10 @@ export async function signIn(
 ): Promise<Response> {
   const id = randomBytes(32).toString("base64url");
   const record: SessionRecord = { principal, display, csrf: newCsrfToken() };
-  await ctx.store.set(storeKey(hashKey(id)), record, SESSION_TTL_MS);
+  const key = hashKey(id);
+  await ctx.store.set(storeKey(key), record, SESSION_TTL_MS);
+  await ctx.store.index(personSessions(hashKey(principal))).add(key, SESSION_TTL_MS);
+  await rememberSignIn(ctx.store, principal, display);
   const session = cookie(ctx, id, SESSION_TTL_MS / 1000);
   return redirect(`${ctx.base}${safeReturnPath(pending.returnTo)}`, 303, { cookie: session });
 }
@@ -100,8 +109,16 @@ export function safeReturnPath(path: string | undefined): string {
 /** Ends a session; the cookie that clears it from the browser. */
 export async function endSession(ctx: ConnectContext, session: SignedInSession): Promise<string> {
   await ctx.store.delete(storeKey(session.key));
+  await ctx.store.index(personSessions(hashKey(session.record.principal))).remove(session.key);
   return cookie(ctx, "", 0);
 }
+
+/**
+ * Ends every signed-in session of the person whose hash is `personHash`, on every browser.
+ * Resolves to how many there were. @throws StoreUnavailable
+ */
+export const endPersonSessions = (store: TeamStore, personHash: string): Promise<number> =>
+  endEach(store, personSessions(personHash), (key) => store.delete(storeKey(key)));
 
 const cookie = (ctx: ConnectContext, value: string, maxAgeS: number): string =>
   setCookie(sessionCookieName(ctx.secureCookies), value, maxAgeS, ctx.secureCookies);

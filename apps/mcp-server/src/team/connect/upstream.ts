@@ -145,7 +145,7 @@ export type Revocation = "revoked" | "unsupported" | "failed";
  * logged (without the token) and reported as `failed`.
  */
 export async function revokeConnection(
-  ctx: ConnectContext,
+  ctx: Pick<ConnectContext, "logger">,
   principal: string,
   grant: Grant,
 ): Promise<Revocation> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { StoredRecord } from "./kv.js";
 
 /**
  * The file's layout version. Records carry their own format (`sealed.ts` RECORD_FORMAT), so a new
@@ -72,4 +73,39 @@ export function indexMembers(entry: Entry | undefined, now: number): Map<string,
 export function indexEntry(members: Map<string, number>): Entry | undefined {
   if (!members.size) return undefined;
   return { value: JSON.stringify(Object.fromEntries(members)), expiresAt: Math.max(...members.values()) };
+}
+
+/**
+ * Whether an entry holds an index: its value is a JSON object of member → expiry. A sealed value
+ * (dot-separated base64url) and a lock's owner (base64url) never start with `{`.
+ */
+const isIndex = (entry: Entry): boolean => entry.value.startsWith("{");
+
+/** The entries under `prefix` still live at `now`, as `KeyValueStore.dump` gives them. */
+export function dumpEntries(entries: Map<string, Entry>, prefix: string, now: number): StoredRecord[] {
+  const records: StoredRecord[] = [];
+  for (const [key, entry] of entries) {
+    if (!key.startsWith(prefix) || (entry.expiresAt !== undefined && entry.expiresAt <= now)) continue;
+    if (!isIndex(entry)) records.push({ key, value: entry.value, expiresAt: entry.expiresAt });
+    else {
+      const members = indexMembers(entry, now);
+      if (members.size) records.push({ key, members: Object.fromEntries(members) });
+    }
+  }
+  return records;
+}
+
+/** Writes `records` (as `dumpEntries` gives them) into `entries`, skipping what has expired by `now`. */
+export function restoreEntries(
+  entries: Map<string, Entry>,
+  records: readonly StoredRecord[],
+  now: number,
+): void {
+  for (const record of records) {
+    if ("members" in record) {
+      const entry = indexEntry(new Map(Object.entries(record.members).filter(([, at]) => at > now)));
+      if (entry) entries.set(record.key, entry);
+    } else if (record.expiresAt === undefined || record.expiresAt > now)
+      entries.set(record.key, { value: record.value, expiresAt: record.expiresAt });
+  }
 }

@@ -3,8 +3,8 @@ import { dirname } from "node:path";
 import type { Logger } from "@toolkits/core";
 import { privateDirectory, writePrivateFile } from "../../files.js";
 import { withDeadline } from "./deadline.js";
-import { type Entry, formatEntries, indexEntry, indexMembers, parseEntries, refusal } from "./file-format.js";
-import { type KeyValueStore, StoreUnavailable } from "./kv.js";
+import * as format from "./file-format.js";
+import { type KeyValueStore, type StoredRecord, StoreUnavailable } from "./kv.js";
 import { memoryLimiters } from "./limiter.js";
 import { FileLock, FileLocked, type FileLockOptions } from "./lock.js";
 
@@ -41,7 +41,7 @@ export async function openFileStore(
 }
 
 class FileStore implements KeyValueStore {
-  #entries: Promise<Map<string, Entry>> | undefined;
+  #entries: Promise<Map<string, format.Entry>> | undefined;
   /** The write not yet started, which the changes made now will ride on. */
   #pending: Promise<void> | undefined;
   /** The tail of the write queue: writes run one at a time, in order. */
@@ -83,29 +83,26 @@ class FileStore implements KeyValueStore {
   }
 
   async take(key: string): Promise<string | undefined> {
-    const entries = await this.#load();
-    const entry = this.#live(entries, key);
-    if (!entry) return undefined;
-    // Removed before any await, so no other caller in this process can read it too.
-    entries.delete(key);
-    await this.#flush(entries);
-    return entry.value;
+    return (await this.#remove(key, () => true))?.value;
   }
 
   async delete(key: string): Promise<boolean> {
-    const entries = await this.#load();
-    if (!this.#live(entries, key)) return false;
-    entries.delete(key);
-    await this.#flush(entries);
-    return true;
+    return (await this.#remove(key, () => true)) !== undefined;
   }
 
   async deleteIf(key: string, value: string): Promise<boolean> {
+    return (await this.#remove(key, (entry) => entry.value === value)) !== undefined;
+  }
+
+  /** Removes `key` when it lives and `when` holds for it; resolves to the entry removed. */
+  async #remove(key: string, when: (entry: format.Entry) => boolean): Promise<format.Entry | undefined> {
     const entries = await this.#load();
-    if (this.#live(entries, key)?.value !== value) return false;
+    const entry = this.#live(entries, key);
+    if (!entry || !when(entry)) return undefined;
+    // Removed before any await, so no other caller in this process can read it too (single-use codes).
     entries.delete(key);
     await this.#flush(entries);
-    return true;
+    return entry;
   }
 
   async replaceIf(key: string, expected: string, value: string): Promise<boolean> {
@@ -130,22 +127,18 @@ class FileStore implements KeyValueStore {
   }
 
   async indexMembers(key: string): Promise<string[]> {
-    return [...this.#index(await this.#load(), key).keys()];
+    return [...format.indexMembers(this.#live(await this.#load(), key), this.now()).keys()];
   }
 
   async indexCount(key: string): Promise<number> {
-    return this.#index(await this.#load(), key).size;
-  }
-
-  #index(entries: Map<string, Entry>, key: string): Map<string, number> {
-    return indexMembers(this.#live(entries, key), this.now());
+    return format.indexMembers(this.#live(await this.#load(), key), this.now()).size;
   }
 
   async #changeIndex(key: string, change: (members: Map<string, number>) => unknown): Promise<void> {
     const entries = await this.#load();
-    const members = this.#index(entries, key);
+    const members = format.indexMembers(this.#live(entries, key), this.now());
     change(members);
-    const entry = indexEntry(members);
+    const entry = format.indexEntry(members);
     if (entry) entries.set(key, entry);
     else entries.delete(key);
     await this.#flush(entries);
@@ -154,6 +147,16 @@ class FileStore implements KeyValueStore {
   async keys(prefix: string): Promise<string[]> {
     const entries = await this.#load();
     return [...entries.keys()].filter((key) => key.startsWith(prefix) && this.#live(entries, key));
+  }
+
+  async dump(prefix: string): Promise<StoredRecord[]> {
+    return format.dumpEntries(await this.#load(), prefix, this.now());
+  }
+
+  async restore(records: readonly StoredRecord[]): Promise<void> {
+    const entries = await this.#load();
+    format.restoreEntries(entries, records, this.now());
+    await this.#flush(entries);
   }
 
   readonly rateLimiter = memoryLimiters();
@@ -174,24 +177,24 @@ class FileStore implements KeyValueStore {
     await this.lock.release();
   }
 
-  #entry(value: string, ttlMs: number | undefined): Entry {
+  #entry(value: string, ttlMs: number | undefined): format.Entry {
     return ttlMs === undefined ? { value } : { value, expiresAt: this.now() + Math.max(1, ttlMs) };
   }
 
   /** The entry under `key` while it lives; an expired one is dropped (the next write forgets it). */
-  #live(entries: Map<string, Entry>, key: string): Entry | undefined {
+  #live(entries: Map<string, format.Entry>, key: string): format.Entry | undefined {
     const entry = entries.get(key);
     if (entry?.expiresAt === undefined || entry.expiresAt > this.now()) return entry;
     entries.delete(key);
     return undefined;
   }
 
-  #load(): Promise<Map<string, Entry>> {
+  #load(): Promise<Map<string, format.Entry>> {
     if (this.#closed) return Promise.reject(new Error(`The store ${this.path} is closed.`));
     return withDeadline(this.#loaded(), this.timeoutMs, () => this.#late(this.timeoutMs));
   }
 
-  async #loaded(): Promise<Map<string, Entry>> {
+  async #loaded(): Promise<Map<string, format.Entry>> {
     if (await this.#owned()) {
       // Another process may have written the file meanwhile: read it again once the queued writes are out.
       await this.#writes;
@@ -207,7 +210,7 @@ class FileStore implements KeyValueStore {
     return this.#entries;
   }
 
-  async #read(): Promise<Map<string, Entry>> {
+  async #read(): Promise<Map<string, format.Entry>> {
     let text: string;
     try {
       text = await readFile(this.path, "utf8");
@@ -216,14 +219,14 @@ class FileStore implements KeyValueStore {
       if (code === "ENOENT") return new Map();
       throw this.#unavailable(`cannot be read (${code})`, `cannot be read: ${code}.`);
     }
-    const entries = parseEntries(text);
-    if (!(entries instanceof Map)) throw this.#unavailable(...refusal(entries));
+    const entries = format.parseEntries(text);
+    if (!(entries instanceof Map)) throw this.#unavailable(...format.refusal(entries));
     this.#reported = undefined;
     return entries;
   }
 
   /** Resolves once the changes made so far are on disk. */
-  #flush(entries: Map<string, Entry>): Promise<void> {
+  #flush(entries: Map<string, format.Entry>): Promise<void> {
     if (!this.#pending) {
       const pending = this.#writes.then(() => {
         // From here on, changes wait for the next write: this one snapshots the entries now.
@@ -236,9 +239,9 @@ class FileStore implements KeyValueStore {
     return withDeadline(this.#pending, this.timeoutMs, () => this.#late(this.timeoutMs));
   }
 
-  async #write(entries: Map<string, Entry>): Promise<void> {
+  async #write(entries: Map<string, format.Entry>): Promise<void> {
     try {
-      await writePrivateFile(this.path, formatEntries(entries, this.now()));
+      await writePrivateFile(this.path, format.formatEntries(entries, this.now()));
     } catch (error) {
       // The change stays in memory and goes out with the next write that succeeds.
       this.#unwritten = true;

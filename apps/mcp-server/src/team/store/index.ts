@@ -2,11 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
 import { openFileStore } from "./file.js";
-import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
+import type { KeyValueStore, RateLimiter, RateLimiterOptions, StoredRecord } from "./kv.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
 
-export { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
+export { type RateLimiter, type RateLimiterOptions, type StoredRecord, StoreUnavailable } from "./kv.js";
 export { defaultStorePath } from "./location.js";
 
 /** How long `TeamStore.ready` waits for the store, in milliseconds: below a readiness probe's own timeout. */
@@ -46,6 +46,13 @@ export interface TeamStore {
   index(key: string): StoreIndex;
   /** Live keys starting with `prefix`: a walk of the whole store, for tests and one-time migrations only. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * The live records under `prefix` exactly as stored (values still sealed, with their expiry;
+   * indexes with their members'): a walk of the whole store, for `admin export`.
+   */
+  dump(prefix: string): Promise<StoredRecord[]>;
+  /** Writes records as `dump` gave them, replacing any of the same key; expired ones are skipped. */
+  restore(records: readonly StoredRecord[]): Promise<void>;
   /**
    * Takes the lock `key` for at most `ttlMs` milliseconds, across every process on this store.
    * Resolves to its release, or `undefined` when another holder has it. Releasing is safe after
@@ -104,6 +111,43 @@ export interface StoreSettings {
  */
 export function hashKey(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("base64url").slice(0, 32);
+}
+
+/**
+ * Ends what each member of the index `key` names (`end` resolves to whether there was anything to
+ * end), then empties the index: O(its members), never a walk of the store. Resolves to how many
+ * there were. @throws StoreUnavailable
+ */
+export async function endEach(
+  store: TeamStore,
+  key: string,
+  end: (member: string) => Promise<boolean>,
+): Promise<number> {
+  const index = store.index(key);
+  const members = await index.members();
+  const ended = await Promise.all(members.map(end));
+  await Promise.all(members.map((member) => index.remove(member)));
+  return ended.filter(Boolean).length;
+}
+
+/** How long one replica may take a one-time walk, in milliseconds; the others start meanwhile. */
+const ONCE_LOCK_MS = 5 * 60_000;
+
+/**
+ * Runs `walk` (a one-time migration walking the store) once for the store, by one replica: the first
+ * to take the lock, unless the record `marker` says it already ran; it is written once `walk` ends.
+ * Resolves when done, or left to another replica. @throws StoreUnavailable
+ */
+export async function once(store: TeamStore, marker: string, walk: () => Promise<void>): Promise<void> {
+  if (await store.has(marker)) return;
+  const release = await store.tryLock(`${marker}:lock`, ONCE_LOCK_MS);
+  if (!release) return;
+  try {
+    await walk();
+    await store.set(marker, { at: Date.now() });
+  } finally {
+    await release().catch(() => {});
+  }
 }
 
 /**
@@ -170,6 +214,8 @@ export function teamStore(kv: KeyValueStore, sealer: Sealer): TeamStore {
       count: () => kv.indexCount(key),
     }),
     keys: (prefix) => kv.keys(prefix),
+    dump: (prefix) => kv.dump(prefix),
+    restore: (records) => kv.restore(records),
     async tryLock(key, ttlMs) {
       // The owner's token makes the release conditional: a holder whose lock expired and passed
       // to someone else cannot release theirs.

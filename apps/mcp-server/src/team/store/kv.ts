@@ -41,6 +41,17 @@ export interface KeyValueStore {
   indexCount(key: string): Promise<number>;
   /** Every live key starting with `prefix`: a walk of the whole store, for tests and one-time migrations. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * Every live record whose key starts with `prefix`, as stored: values as they are (sealed ones
+   * stay sealed) with their expiry, indexes with their members' expiries. A walk of the whole store,
+   * for backups (`toolkits-mcp admin export`).
+   */
+  dump(prefix: string): Promise<StoredRecord[]>;
+  /**
+   * Writes records as `dump` gave them, each replacing any record of its key; one already expired
+   * is skipped (for `toolkits-mcp admin import`).
+   */
+  restore(records: readonly StoredRecord[]): Promise<void>;
   /** A limiter whose counters live in this store, shared by every process using it. */
   rateLimiter(options: RateLimiterOptions): RateLimiter;
   /**
@@ -52,6 +63,20 @@ export interface KeyValueStore {
   /** Closes connections and flushes, within a deadline; the store is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/** One record as a backend keeps it, for backups: a value, or an index of members. */
+export type StoredRecord =
+  | {
+      key: string;
+      value: string;
+      /** Epoch milliseconds; absent for a value that never expires. */
+      expiresAt?: number;
+    }
+  | {
+      key: string;
+      /** Each member's expiry, epoch milliseconds. */
+      members: Record<string, number>;
+    };
 
 /** A fixed-window budget: `points` requests per `durationS` seconds, per key. */
 export interface RateLimiterOptions {

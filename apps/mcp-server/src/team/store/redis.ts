@@ -4,6 +4,8 @@ import { createClient, ErrorReply } from "redis";
 import { withDeadline } from "./deadline.js";
 import { type KeyValueStore, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 import { wrapLimiter } from "./limiter.js";
+import { connectionHealth, reason } from "./redis-health.js";
+import { dumpRecords, restoreRecords } from "./redis-records.js";
 
 /** Options for `redisStore`; the defaults suit production, tests shorten them. */
 export interface RedisStoreOptions {
@@ -101,6 +103,19 @@ export async function redisStore(
     expiration: { type: "PX" as const, value: Math.max(1, Math.ceil(ttlMs)) },
   });
 
+  const keys = async (prefix: string) => {
+    // SCAN walks the keyspace in steps (KEYS would block Redis), each within the deadline, so a
+    // large keyspace takes more steps rather than failing; it may repeat a key.
+    const found = new Set<string>();
+    let cursor = "0";
+    do {
+      const step = await run(() => client.scan(cursor, { MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }));
+      cursor = step.cursor.toString();
+      for (const key of step.keys) found.add(key.toString());
+    } while (cursor !== "0");
+    return [...found];
+  };
+
   return {
     get: (key) => run(async () => (await client.get(key)) ?? undefined),
     set: (key, value, ttlMs) =>
@@ -132,18 +147,9 @@ export async function redisStore(
     indexMembers: (key) =>
       run(async () => (await client.zRangeByScore(key, `(${Date.now()}`, "+inf")).map(String)),
     indexCount: (key) => run(async () => Number(await client.zCount(key, `(${Date.now()}`, "+inf"))),
-    async keys(prefix) {
-      // SCAN walks the keyspace in steps (KEYS would block Redis), each within the deadline, so a
-      // large keyspace takes more steps rather than failing; it may repeat a key.
-      const found = new Set<string>();
-      let cursor = "0";
-      do {
-        const step = await run(() => client.scan(cursor, { MATCH: `${escapeGlob(prefix)}*`, COUNT: 500 }));
-        cursor = step.cursor.toString();
-        for (const key of step.keys) found.add(key.toString());
-      } while (cursor !== "0");
-      return [...found];
-    },
+    keys,
+    dump: async (prefix) => dumpRecords(client, await keys(prefix), run),
+    restore: (records) => restoreRecords(client, records, run),
     rateLimiter(options: RateLimiterOptions) {
       const limiter = new RateLimiterRedis({
         storeClient: client,
@@ -170,67 +176,6 @@ export async function redisStore(
       );
     },
   };
-}
-
-/**
- * The connection's state as operations see it, and its log lines: a drop or a silence is logged
- * once (a warning), and so is the recovery (info).
- */
-function connectionHealth(where: string, logger: Logger) {
-  let state: "connecting" | "up" | "silent" | "down" | "closed" = "connecting";
-  let lastError: unknown;
-  const health = {
-    get lastError() {
-      return lastError;
-    },
-    /** Throws what an operation should reject with now, if anything. */
-    check(ready: boolean) {
-      if (state === "closed") throw new Error(`The store ${where} is closed.`);
-      // Nothing is sent while Redis is silent: a quiet connection is what lets it time out.
-      if (state === "silent") throw new StoreUnavailable(`${where} is not answering`, { cause: lastError });
-      if (!ready) throw new StoreUnavailable(`${where} is not connected`, { cause: lastError });
-    },
-    /** The connection failed (node-redis reconnects by itself). */
-    dropped(error: unknown) {
-      lastError = error;
-      if (state === "up")
-        logger.warn("The credential store's Redis connection dropped; reconnecting.", {
-          store: where,
-          reason: reason(error),
-        });
-      if (state === "up" || state === "silent") state = "down";
-    },
-    /** Redis answered: the first connection, a reconnection, or a reply it had been keeping. */
-    answered() {
-      if (state === "down" || state === "silent")
-        logger.info("The credential store's Redis connection is back.", { store: where });
-      if (state !== "closed") state = "up";
-    },
-    /** `reply` missed its deadline of `timeoutMs`: the error for its caller. */
-    silent(reply: Promise<unknown>, timeoutMs: number): StoreUnavailable {
-      const error = new StoreUnavailable(`${where} did not answer within ${timeoutMs} ms`);
-      if (state !== "up") return error;
-      state = "silent";
-      lastError = error;
-      logger.warn("The credential store's Redis stopped answering; calls fail until it answers again.", {
-        store: where,
-        waited_ms: timeoutMs,
-      });
-      // Redis answers in order: once this reply comes, it answers again.
-      reply.then(
-        () => health.answered(),
-        (failure: unknown) => failure instanceof ErrorReply && health.answered(),
-      );
-      return error;
-    },
-    /** Marks the store closed; returns the state it was in. */
-    close() {
-      const was = state;
-      state = "closed";
-      return was;
-    },
-  };
-  return health;
 }
 
 /** Waits for the first connection; on timeout gives up on the client and says why. */
@@ -261,13 +206,6 @@ function unavailable(error: unknown, where: string): Error {
   if (error instanceof StoreUnavailable) return error;
   if (error instanceof ErrorReply && !TRANSIENT_REPLY.test(error.message)) return error;
   return new StoreUnavailable(`${where}: ${reason(error)}`, { cause: error });
-}
-
-/** A short reason for logs and errors: an error code or class and message, never a value. */
-function reason(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const { code } = error as NodeJS.ErrnoException;
-  return code ?? `${error.name}: ${error.message}`;
 }
 
 /** The URL without its credentials or database: `redis://host:port`. */
