@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { type Host, type Logger, memoryState } from "@toolkits/core";
-import { CommanderError } from "commander";
 import { sharedConnections } from "./front/status.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials, withPagesOnLoopback } from "./host.js";
 import { stderrLogger } from "./logger.js";
-import { program, type ServerOptions } from "./options/index.js";
+import { HELP_POINTER, serverOptionsFromEnvironment } from "./options/environment.js";
+import type { ServerOptions } from "./options/index.js";
+import { InvalidSetting } from "./options/setting.js";
+import { readEnvironment } from "./options/table.js";
 import { toolkitPages } from "./pages.js";
 import { servedRegistries } from "./served.js";
 import { VERSION } from "./server.js";
@@ -15,6 +17,13 @@ import { selectTools } from "./toolkits.js";
 const ANSWERS = new Set(["commander.helpDisplayed", "commander.help", "commander.version"]);
 
 async function main(): Promise<void> {
+  // A start without arguments, the way MCP clients launch the server, reads the environment alone:
+  // the command line's library and its help load only when there are arguments to parse.
+  if (process.argv.length <= 2) return serveFromEnvironment();
+  const [{ program }, { CommanderError }] = await Promise.all([
+    import("./options/index.js"),
+    import("commander"),
+  ]);
   // Sign-in code loads only for the sign-in commands.
   const signin = () => import("./signin/index.js");
   const cli = program(
@@ -36,6 +45,20 @@ async function main(): Promise<void> {
     if (!(error instanceof CommanderError)) throw error;
     process.exitCode = ANSWERS.has(error.code) ? 0 : 2;
   }
+}
+
+/** Serves with the settings of the environment alone; a malformed variable exits with 2, saying which. */
+async function serveFromEnvironment(): Promise<void> {
+  let options: ServerOptions;
+  try {
+    options = serverOptionsFromEnvironment(readEnvironment());
+  } catch (error) {
+    if (!(error instanceof InvalidSetting)) throw error;
+    process.stderr.write(`${error.message}\n${HELP_POINTER}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await serve(options);
 }
 
 /**

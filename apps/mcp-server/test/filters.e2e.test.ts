@@ -82,6 +82,19 @@ describe("start-up refusals", () => {
     expect(badForm.code).toBe(2);
     expect(badForm.stderr).toContain('It must be one of underscore, dotted (got "kebab")');
   });
+
+  it("refuses a malformed variable the same way when started without arguments, as MCP clients start it", async () => {
+    const badPort = await runCli([], { MCP_PORT: "abc" });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain(
+      "option '--port <port>' value 'abc' from env 'MCP_PORT' is invalid. It must be an integer from 0 to 65535",
+    );
+    expect(badPort.stderr).toContain("Run toolkits-mcp --help for every option, variable and command.");
+    const badKit = await runCli([], { MCP_TOOLKITS: "pagr" });
+    expect(badKit.code).toBe(2);
+    expect(badKit.stderr).toContain("from env 'MCP_TOOLKITS' is invalid");
+    expect(badKit.stdout).toBe("");
+  });
 });
 
 describe("a toolkit without credentials", () => {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { OAUTH_PROVIDER_IDS, README_SECTION } from "../credentials/providers.js";
+import { forCommander } from "./help.js";
 import { integer, oneOf } from "./setting.js";
 import type { Commands, SigninSettings } from "./types.js";
 
@@ -15,7 +16,7 @@ export function signinCommands(
   commands: Commands,
   settings: () => SigninSettings & { browser: boolean },
 ): void {
-  const provider = oneOf(SIGNIN_PROVIDERS);
+  const provider = forCommander(oneOf(SIGNIN_PROVIDERS));
   const exit = (code: number) => {
     process.exitCode = code;
   };
@@ -26,8 +27,17 @@ export function signinCommands(
     )
     .argument("<provider>", SIGNIN_PROVIDERS.join(" or "), provider)
     .option("--no-browser", "only print the sign-in URL (also BROWSER=none)")
-    .option("--port <port>", "fixed loopback redirect port (default: a free one)", integer(0, 65_535), 0)
-    .option("--timeout <seconds>", "how long to wait for the sign-in (default 300)", integer(1, 3_600))
+    .option(
+      "--port <port>",
+      "fixed loopback redirect port (default: a free one)",
+      forCommander(integer(0, 65_535)),
+      0,
+    )
+    .option(
+      "--timeout <seconds>",
+      "how long to wait for the sign-in (default 300)",
+      forCommander(integer(1, 3_600)),
+    )
     .addHelpText(
       "after",
       () =>

@@ -1,5 +1,5 @@
-import { Option } from "commander";
-import { type Group, type Setting, shownDefault, type ToolkitVariable } from "./setting.js";
+import { InvalidArgumentError, Option } from "commander";
+import { type Group, InvalidSetting, type Setting, shownDefault, type ToolkitVariable } from "./setting.js";
 
 /** The help section of a group, as commander titles sections. */
 const heading = (group: Group): string => `${group}:`;
@@ -11,7 +11,7 @@ export function flagOption(setting: Setting<unknown>): Option {
   const option = new Option(setting.flag as string, `${setting.help} (${notes.join(", ")})`);
   // Parsed values only: the default and the variable are applied after parsing (program.ts), so
   // that a variable is read from the one copy of the environment and judged by the same parser.
-  if (option.required) option.argParser((value: string) => setting.parse(value));
+  if (option.required) option.argParser(forCommander(setting.parse));
   return option.helpGroup(heading(setting.group));
 }
 
@@ -35,4 +35,16 @@ export function variableRow(
   );
   row.flags = name;
   return row.helpGroup(heading(group));
+}
+
+/** A setting's parser as commander takes one: its refusal as commander reports one (naming the flag and the value). */
+export function forCommander<T>(parse: (value: string) => T): (value: string) => T {
+  return (value) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      if (error instanceof InvalidSetting) throw new InvalidArgumentError(error.message);
+      throw error;
+    }
+  };
 }

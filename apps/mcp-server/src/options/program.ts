@@ -1,8 +1,9 @@
 import { Command, Help, type Option } from "commander";
 import { adminCommands } from "./admin.js";
 import { signinCommands } from "./commands.js";
+import { fromEnvironment, HELP_POINTER } from "./environment.js";
 import { flagOption, variableRow } from "./help.js";
-import { type Environment, type Setting, settingsOf, valuesOf } from "./setting.js";
+import { type Environment, InvalidSetting, type Setting, settingsOf, valuesOf } from "./setting.js";
 import { readEnvironment, SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
 import type { Commands } from "./types.js";
 
@@ -47,7 +48,7 @@ export function program(commands: Commands, version: string, env: Environment = 
   const read = (setting: Setting<unknown>) => {
     const option = flags.get(setting);
     const given = option && root.getOptionValue(option.attributeName());
-    return given !== undefined ? given : fromEnvironment(setting, env, root);
+    return given !== undefined ? given : environmentValue(setting, env, root);
   };
   root.action(async () => commands.serve({ ...valuesOf(SETTINGS, read), toolkitEnv: env }));
   const signin = {
@@ -74,27 +75,19 @@ export function program(commands: Commands, version: string, env: Environment = 
   root.helpCommand("help [command]", "print the help of a command");
   // The commands above keep their usage after an error (a dozen lines, inherited when created);
   // the server's own runs to 100+, which would bury the one line saying what is wrong.
-  root.showHelpAfterError("Run toolkits-mcp --help for every option, variable and command.");
+  root.showHelpAfterError(HELP_POINTER);
   return root;
 }
 
 /**
- * A setting's value from its variable, else its default.
- * @throws CommanderError (through `command.error`) for a malformed value, naming the variable and
- *   what is allowed. Secrets are read as given (`text`), so their values are never quoted here.
+ * A setting's value from its variable, else its default (see `fromEnvironment`).
+ * @throws CommanderError (through `command.error`) for a malformed value.
  */
-function fromEnvironment(setting: Setting<unknown>, env: Environment, command: Command): unknown {
-  const value = env[setting.env];
-  if (value === undefined) return setting.default;
+function environmentValue(setting: Setting<unknown>, env: Environment, command: Command): unknown {
   try {
-    return setting.parse(value);
+    return fromEnvironment(setting, env);
   } catch (error) {
-    const source = setting.flag
-      ? `option '${setting.flag}' value '${value}' from env '${setting.env}'`
-      : `${setting.env} value '${value}'`;
-    return command.error(`error: ${source} is invalid. ${(error as Error).message}`, {
-      exitCode: 2,
-      code: "commander.invalidArgument",
-    });
+    if (!(error instanceof InvalidSetting)) throw error;
+    return command.error(error.message, { exitCode: 2, code: "commander.invalidArgument" });
   }
 }

@@ -1,4 +1,11 @@
-import { InvalidArgumentError } from "commander";
+/**
+ * A value a setting's parser refuses, saying what is allowed. Its own class, not the command-line
+ * library's, so that reading settings from the environment alone (a start without arguments, the
+ * commonest) does not load that library.
+ */
+export class InvalidSetting extends Error {
+  override name = "InvalidSetting";
+}
 
 /**
  * The help sections, in the order `--help` and the README show them. Each setting belongs to one;
@@ -36,7 +43,7 @@ export interface Setting<T> {
    * command lines are visible to every user of the machine (`ps`).
    */
   flag?: string;
-  /** Reads a value. @throws InvalidArgumentError saying what is allowed. */
+  /** Reads a value. @throws InvalidSetting saying what is allowed. */
   parse: (text: string) => T;
   /** The value when neither the flag nor the variable is given. */
   default?: T;
@@ -126,20 +133,20 @@ export const list = (value: string): string[] =>
 /** A switch's variable: on only for 1, true or yes (any case), so `MCP_SANDBOX=0` is off. */
 export const yes = (value: string): boolean => ["1", "true", "yes"].includes(value.toLowerCase());
 
-/** @throws InvalidArgumentError naming the allowed values. */
+/** @throws InvalidSetting naming the allowed values. */
 export function oneOf<const T extends readonly string[]>(allowed: T): (value: string) => T[number] {
   return (value) => {
     if (allowed.includes(value)) return value as T[number];
-    throw new InvalidArgumentError(`It must be one of ${allowed.join(", ")} (got "${value}").`);
+    throw new InvalidSetting(`It must be one of ${allowed.join(", ")} (got "${value}").`);
   };
 }
 
-/** @throws InvalidArgumentError naming the range. */
+/** @throws InvalidSetting naming the range. */
 export function integer(min: number, max: number): (value: string) => number {
   return (value) => {
     const parsed = Number(value);
     if (Number.isInteger(parsed) && parsed >= min && parsed <= max) return parsed;
-    throw new InvalidArgumentError(`It must be an integer from ${min} to ${max} (got "${value}").`);
+    throw new InvalidSetting(`It must be an integer from ${min} to ${max} (got "${value}").`);
   };
 }
 
@@ -154,14 +161,14 @@ export const shortDuration = (seconds: number): string => {
 
 /**
  * A duration, in seconds: a number of seconds, or a number with a unit (`90s`, `15m`, `1h`, `30d`).
- * @throws InvalidArgumentError naming the range.
+ * @throws InvalidSetting naming the range.
  */
 export function duration(minS: number, maxS: number): (value: string) => number {
   return (value) => {
     const match = /^(\d{1,9})([smhd]?)$/.exec(value.trim());
     const seconds = match ? Number(match[1]) * (UNITS[match[2] || "s"] ?? 1) : Number.NaN;
     if (seconds >= minS && seconds <= maxS) return seconds;
-    throw new InvalidArgumentError(
+    throw new InvalidSetting(
       `It must be a duration from ${shortDuration(minS)} to ${shortDuration(maxS)}: seconds, or a number with a unit (90s, 15m, 1h, 30d) (got "${value}").`,
     );
   };
@@ -173,7 +180,7 @@ export function checked(check: (value: string) => unknown): (value: string) => s
     try {
       check(value);
     } catch (error) {
-      throw new InvalidArgumentError((error as Error).message);
+      throw new InvalidSetting((error as Error).message);
     }
     return value;
   };
