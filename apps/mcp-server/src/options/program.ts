@@ -1,8 +1,15 @@
 import { Command, Help, type Option } from "commander";
 import { signinCommands } from "./commands.js";
 import { flagOption, variableRow } from "./help.js";
-import { type Environment, type Setting, settingsOf, valuesOf } from "./setting.js";
-import { readEnvironment, SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
+import {
+  type Environment,
+  type Group,
+  type Setting,
+  settingsOf,
+  type ToolkitVariable,
+  valuesOf,
+} from "./setting.js";
+import { DOCUMENTED_VARIABLES, readEnvironment, SETTINGS } from "./table.js";
 import type { Commands } from "./types.js";
 
 const ABOUT_VARIABLES = `
@@ -38,7 +45,8 @@ export function program(commands: Commands, version: string, env: Environment = 
       root.addOption(option);
     } else rows.push(variableRow(setting.group, setting.env, setting));
   }
-  rows.push(...TOOLKIT_VARIABLES.map((variable) => variableRow("Toolkits", variable.env, variable)));
+  for (const [group, variables] of Object.entries(DOCUMENTED_VARIABLES) as [Group, ToolkitVariable[]][])
+    rows.push(...variables.map((variable) => variableRow(group, variable.env, variable)));
   root.configureHelp({
     // The variables without flags are listed in their groups too (they are not options).
     visibleOptions: (command) => [...new Help().visibleOptions(command), ...(command === root ? rows : [])],

@@ -14,6 +14,7 @@ export const GROUPS = [
   "Store",
   "Upstream",
   "Logging",
+  "Telemetry",
   "Sign-in",
   "Toolkits",
 ] as const;
@@ -46,7 +47,10 @@ export interface Setting<T> {
   secret?: boolean;
 }
 
-/** A variable the server passes to the toolkits untouched: documented here, read by them. */
+/**
+ * A variable documented here and read by someone else: the toolkits (passed to them untouched) or
+ * the OpenTelemetry SDK (the standard `OTEL_*` variables).
+ */
 export interface ToolkitVariable {
   env: string;
   help: string;

@@ -55,6 +55,7 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
       ctx,
       pending?.returnTo,
       "the identity provider's answer came to a browser with no sign-in under way",
+      "expired",
     );
     return signInExpired();
   }
@@ -63,6 +64,7 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
       ctx,
       pending.returnTo,
       "the identity provider's answer is for a sign-in another browser started",
+      "started_elsewhere",
     );
     return startedElsewhere();
   }
@@ -106,7 +108,7 @@ const startedElsewhere = () =>
 function signInFailed(ctx: ConnectContext, pending: Pending, error: unknown): Response {
   if (error instanceof oauth.AuthorizationResponseError) {
     const reason = `the identity provider did not sign the person in (${oauthErrorCode(error)})`;
-    logSignInRefusal(ctx, pending.returnTo, reason);
+    logSignInRefusal(ctx, pending.returnTo, reason, "idp_refused");
     return page(
       403,
       messagePage(

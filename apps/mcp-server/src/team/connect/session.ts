@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { telemetry } from "../../telemetry/index.js";
 import { cookieName, cookieValues, setCookie } from "../../web/cookies.js";
 import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
 import { readForm, redirect } from "../../web/respond.js";
@@ -77,6 +78,7 @@ export async function signIn(
   pending: Pending,
 ): Promise<Response> {
   const id = randomBytes(32).toString("base64url");
+  telemetry()?.authStep("sign-in", "ok");
   const record: SessionRecord = { principal, display, csrf: newCsrfToken() };
   await ctx.store.set(storeKey(hashKey(id)), record, SESSION_TTL_MS);
   const session = cookie(ctx, id, SESSION_TTL_MS / 1000);

@@ -1,11 +1,14 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
+import { telemetry } from "../../telemetry/index.js";
 import { openFileStore } from "./file.js";
+import { hashKey } from "./hash.js";
 import type { KeyValueStore, RateLimiter, RateLimiterOptions } from "./kv.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
 
+export { hashKey } from "./hash.js";
 export { type RateLimiter, type RateLimiterOptions, StoreUnavailable } from "./kv.js";
 export { defaultStorePath } from "./location.js";
 
@@ -92,14 +95,6 @@ export interface StoreSettings {
 }
 
 /**
- * A key name's part for a value that must not appear in the clear (a principal, a code, a session
- * id): the first 32 characters of base64url(sha256(value)) — 192 bits, so no two collide.
- */
-export function hashKey(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("base64url").slice(0, 32);
-}
-
-/**
  * Opens the store `settings` describe: the file at `file:///abs/path.json`, or Redis at
  * `redis://…` / `rediss://…`.
  * @throws Error naming MCP_STORE_KEY or MCP_STORE_KEY_PREVIOUS when a key is not 32 bytes of
@@ -110,7 +105,10 @@ export function hashKey(value: string): string {
 export async function openStore(settings: StoreSettings, logger: Logger): Promise<TeamStore> {
   // The keys first: a bad one is refused before anything connects.
   const sealer = createSealer(settings.key, settings.previousKey, logger);
-  return teamStore(await openBackend(settings.url, logger), sealer);
+  const backend = await openBackend(settings.url, logger);
+  // With telemetry on, every operation on the backend is recorded (spans within a call, a duration).
+  const recorded = telemetry()?.store(backend, /^rediss?:/i.test(settings.url) ? "redis" : "file");
+  return teamStore(recorded ?? backend, sealer);
 }
 
 async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> {
