@@ -363,7 +363,9 @@ async function checkPrometheus(configFile, alertsFile, composeFile) {
     if (!ports.length || ports.some((port) => !port)) return "a server service sets no MCP_METRICS_PORT";
     const scraped = (config.scrape_configs ?? []).flatMap((job) => [
       ...(job.dns_sd_configs ?? []).map((sd) => String(sd.port)),
-      ...(job.static_configs ?? []).flatMap((group) => group.targets.map((target) => target.split(":").at(-1))),
+      ...(job.static_configs ?? []).flatMap((group) =>
+        group.targets.map((target) => target.split(":").at(-1)),
+      ),
     ]);
     const missing = ports.filter((port) => !scraped.includes(String(port)));
     return missing.length ? `nothing scrapes port ${missing.join(", ")}` : [undefined, `port ${ports[0]}`];
@@ -371,7 +373,9 @@ async function checkPrometheus(configFile, alertsFile, composeFile) {
   await run(`${shown(alertsFile)}: every rule alerts, with a summary and a description`, () => {
     const [rules] = documents(alertsFile);
     const all = (rules.groups ?? []).flatMap((group) => group.rules ?? []);
-    const bare = all.filter((rule) => !rule.alert || !rule.annotations?.summary || !rule.annotations?.description);
+    const bare = all.filter(
+      (rule) => !rule.alert || !rule.annotations?.summary || !rule.annotations?.description,
+    );
     if (bare.length) return `${bare.map((rule) => rule.alert ?? rule.record ?? "?").join(", ")} lack one`;
     const exprs = all.map((rule) => String(rule.expr)).join("\n");
     const unwatched = WATCHED.filter(([, pattern]) => !pattern.test(exprs)).map(([what]) => what);
@@ -379,7 +383,9 @@ async function checkPrometheus(configFile, alertsFile, composeFile) {
   });
   await run(`${shown(composeFile)}: a Prometheus service with the scrape configuration and the rules`, () => {
     const [compose] = documents(composeFile);
-    const service = Object.values(compose.services ?? {}).find((s) => /(^|\/)prometheus(:|@|$)/.test(s.image ?? ""));
+    const service = Object.values(compose.services ?? {}).find((s) =>
+      /(^|\/)prometheus(:|@|$)/.test(s.image ?? ""),
+    );
     if (!service) return "no service runs a prometheus image";
     const mounted = (service.volumes ?? []).map((volume) =>
       resolve(dirname(composeFile), typeof volume === "string" ? volume.split(":")[0] : volume.source),
