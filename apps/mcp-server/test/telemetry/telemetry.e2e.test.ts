@@ -4,6 +4,7 @@
 // progress). Each call's server span joins the client's trace, its upstream request is its child,
 // the duration metric counts it, and nothing the test holds secret, nor any e-mail address, is in
 // anything exported.
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { sandbox } from "@toolkits/pager/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHttp, connectStdio, type Generation, type TestClient } from "../clients.js";
-import { type RunningServer, startHttpServer } from "../spawn.js";
+import { CLI, type RunningServer, startHttpServer } from "../spawn.js";
 import { type Collector, type ExportedSpan, exportingTo, otlpCollector } from "./collector.js";
 
 const PAGER_TOKEN = `pager-${randomBytes(24).toString("hex")}`;
@@ -230,6 +231,44 @@ describe.each(TRANSPORTS)("OpenTelemetry over %s", (transport) => {
 
   it("exports none of the test's tokens, keys or e-mail addresses", () => {
     expectNothingSecret(collector);
+  });
+});
+
+describe("OpenTelemetry over stdio, messages written back to back", () => {
+  it("keeps each SDK-path call's upstream request in its own trace, whatever message the SDK began with", async () => {
+    // The SDK's stdio entry may run a request's handler in the context of the connection's first
+    // message: initialize and a call asking for progress are written together, as a client may.
+    const context = clientContext();
+    const child = spawn(process.execPath, [CLI, "--toolkits", "pager"], {
+      env: { PATH: process.env.PATH, ...serverEnv() },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const initialize = {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "e2e", version: "0" },
+    };
+    const call = {
+      name: "Pager.GetIncident",
+      arguments: { incident_id: upstream.incidentId },
+      _meta: { ...context.meta, progressToken: "p1" },
+    };
+    const lines = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: initialize },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: call },
+    ];
+    child.stdin.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    try {
+      const span = await serverSpanIn(context);
+      const request = await collector.until(() =>
+        collector.spans().find((s) => s.name === "GET /incidents/{id}" && s.traceId === context.traceId),
+      );
+      expect(request.parentSpanId).toBe(span.spanId);
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once("close", resolve));
+    }
   });
 });
 
