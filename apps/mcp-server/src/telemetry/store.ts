@@ -1,21 +1,7 @@
-import {
-  type Attributes,
-  context,
-  type Histogram,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import type { Attributes } from "@opentelemetry/api";
 import type { KeyValueStore, RateLimiter } from "../team/store/kv.js";
+import { type ClientInstruments, errorTypeOf, startClient } from "./client.js";
 import * as names from "./conventions.js";
-
-/** What store operations record into. */
-export interface StoreInstruments {
-  /** Undefined when traces are off. */
-  tracer?: Tracer;
-  duration: Histogram;
-}
 
 /** The store's operations, by the names they are recorded under (`db.operation.name`). */
 const OPERATIONS = {
@@ -47,7 +33,7 @@ type Recorded = keyof typeof OPERATIONS;
 export function recordedStore(
   store: KeyValueStore,
   system: "redis" | "file",
-  instruments: StoreInstruments,
+  instruments: ClientInstruments,
 ): KeyValueStore {
   const record = <T>(operation: string, key: string | undefined, run: () => Promise<T>): Promise<T> => {
     const collection = key === undefined ? undefined : collectionOf(key);
@@ -56,33 +42,18 @@ export function recordedStore(
       [names.DB_OPERATION_NAME]: operation,
       ...(collection && { [names.DB_COLLECTION_NAME]: collection }),
     };
-    const started = performance.now();
-    const parent = context.active();
-    const span =
-      instruments.tracer && trace.getSpan(parent)
-        ? instruments.tracer.startSpan(
-            collection ? `${operation} ${collection}` : operation,
-            { kind: SpanKind.CLIENT, attributes },
-            parent,
-          )
-        : undefined;
-    const finish = (errorType?: string) => {
-      const failed = errorType === undefined ? attributes : { ...attributes, [names.ERROR_TYPE]: errorType };
-      instruments.duration.record((performance.now() - started) / 1000, failed);
-      if (!span) return;
-      if (errorType !== undefined) {
-        span.setAttribute(names.ERROR_TYPE, errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span.end();
-    };
+    const finish = startClient(
+      instruments,
+      collection ? `${operation} ${collection}` : operation,
+      attributes,
+    );
     return run().then(
       (value) => {
-        finish();
+        finish({}, false);
         return value;
       },
       (error: unknown) => {
-        finish(error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : names.OTHER);
+        finish({ [names.ERROR_TYPE]: errorTypeOf(error) }, true);
         throw error;
       },
     );

@@ -1,21 +1,7 @@
-import {
-  type Attributes,
-  context,
-  type Histogram,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import type { Attributes } from "@opentelemetry/api";
 import type { UpstreamFetch, UpstreamInit } from "@toolkits/core";
+import { type ClientInstruments, errorTypeOf, startClient } from "./client.js";
 import * as names from "./conventions.js";
-
-/** What upstream requests record into. */
-export interface UpstreamInstruments {
-  /** Undefined when traces are off. */
-  tracer?: Tracer;
-  duration: Histogram;
-}
 
 /**
  * `fetch` recording each upstream request by the HTTP client conventions: a CLIENT span named
@@ -26,39 +12,24 @@ export interface UpstreamInstruments {
  * method id stands where there is no template (Google's client libraries). The time is the
  * request's until its answer's headers arrive.
  */
-export function recordedFetch(fetch: UpstreamFetch, instruments: UpstreamInstruments): UpstreamFetch {
+export function recordedFetch(fetch: UpstreamFetch, instruments: ClientInstruments): UpstreamFetch {
   return async (input, init) => {
-    const started = performance.now();
     const attributes = requestAttributes(input, init);
-    const parent = context.active();
-    // Only a request made for a traced operation gets a span: nothing else would give it a trace.
-    const span =
-      instruments.tracer && trace.getSpan(parent)
-        ? instruments.tracer.startSpan(spanName(attributes), { kind: SpanKind.CLIENT, attributes }, parent)
-        : undefined;
-    const record = (outcome: Attributes, failed: boolean) => {
-      instruments.duration.record((performance.now() - started) / 1000, {
-        ...metricAttributes(attributes),
-        ...outcome,
-      });
-      if (!span) return;
-      span.setAttributes(outcome);
-      if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    };
+    const finish = startClient(instruments, spanName(attributes), attributes, metricAttributes(attributes));
     try {
       const response = await fetch(input, init);
       const failed = response.status >= 400;
-      record(
+      const status = response.status;
+      finish(
         {
-          [names.HTTP_RESPONSE_STATUS_CODE]: response.status,
-          ...(failed && { [names.ERROR_TYPE]: String(response.status) }),
+          [names.HTTP_RESPONSE_STATUS_CODE]: status,
+          ...(failed && { [names.ERROR_TYPE]: String(status) }),
         },
         failed,
       );
       return response;
     } catch (error) {
-      record({ [names.ERROR_TYPE]: errorTypeOf(error) }, true);
+      finish({ [names.ERROR_TYPE]: errorTypeOf(error) }, true);
       throw error;
     }
   };
@@ -92,10 +63,4 @@ function spanName(attributes: Attributes): string {
 function metricAttributes(attributes: Attributes): Attributes {
   const { [names.HTTP_REQUEST_RESEND_COUNT]: _resends, ...rest } = attributes;
   return rest;
-}
-
-/** Why no answer came, as a low-cardinality word: the error's own name (`TimeoutError`, `AbortError`, `TypeError` for a network failure). */
-function errorTypeOf(error: unknown): string {
-  const name = error instanceof Error ? error.name : undefined;
-  return name && /^[A-Za-z]{1,40}$/.test(name) ? name : names.OTHER;
 }

@@ -54,6 +54,7 @@ describe("rate-limit budgets", () => {
     await expect(
       personLimits(storeAnswering([5_000]), limits, 1_000).take("pager", "p", undefined),
     ).rejects.toThrow(/budget/);
-    expect(told[1]).toEqual(["rateLimitWait", "pager", 5_000, true]);
+    expect(told[1]).toEqual(["rateLimitWait", "pager", expect.any(Number), true]);
+    expect(told[1]?.[2]).toBeGreaterThanOrEqual(5_000);
   });
 });

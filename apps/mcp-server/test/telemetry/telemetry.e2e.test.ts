@@ -92,6 +92,19 @@ const serverSpanIn = (context: { traceId: string }) =>
 const childrenOf = (span: ExportedSpan) =>
   collector.spans().filter((child) => child.parentSpanId === span.spanId);
 
+/** A point of `metric` counting at least one, whose attributes include `attributes`, once exported. */
+const exportedPoint = (metric: string, attributes: Record<string, string | number>) =>
+  collector.until(() =>
+    collector
+      .points()
+      .find(
+        (point) =>
+          point.metric === metric &&
+          point.count >= 1 &&
+          Object.entries(attributes).every(([key, value]) => point.attributes[key] === value),
+      ),
+  );
+
 const TRANSPORTS = ["stdio", "http"] as const;
 const PATHS = [
   { path: "fast path", progress: false },
@@ -178,28 +191,15 @@ describe.each(TRANSPORTS)("OpenTelemetry over %s", (transport) => {
         // The URL itself, with the incident's id, is never recorded.
         expect(JSON.stringify(upstreamSpan)).not.toContain(upstream.incidentId);
 
-        await collector.until(() =>
-          collector
-            .points()
-            .find(
-              (point) =>
-                point.metric === "mcp.server.operation.duration" &&
-                point.count >= 1 &&
-                point.attributes["gen_ai.tool.name"] === "Pager.GetIncident" &&
-                point.attributes["mcp.protocol.version"] === REVISION[generation] &&
-                point.attributes["network.transport"] === (transport === "stdio" ? "pipe" : "tcp"),
-            ),
-        );
-        await collector.until(() =>
-          collector
-            .points()
-            .find(
-              (point) =>
-                point.metric === "http.client.request.duration" &&
-                point.attributes["url.template"] === "/incidents/{id}" &&
-                point.attributes["http.response.status_code"] === 200,
-            ),
-        );
+        await exportedPoint("mcp.server.operation.duration", {
+          "gen_ai.tool.name": "Pager.GetIncident",
+          "mcp.protocol.version": REVISION[generation],
+          "network.transport": transport === "stdio" ? "pipe" : "tcp",
+        });
+        await exportedPoint("http.client.request.duration", {
+          "url.template": "/incidents/{id}",
+          "http.response.status_code": 200,
+        });
       },
     );
   });
@@ -217,16 +217,10 @@ describe.each(TRANSPORTS)("OpenTelemetry over %s", (transport) => {
     expect(span.status.code).toBe(ERROR);
     const request = await collector.until(() => childrenOf(span).find((child) => child.kind === CLIENT));
     expect(request.attributes).toMatchObject({ "http.response.status_code": 404, "error.type": "404" });
-    await collector.until(() =>
-      collector
-        .points()
-        .find(
-          (point) =>
-            point.metric === "mcp.server.operation.duration" &&
-            point.attributes["error.type"] === "tool_error" &&
-            point.attributes["network.transport"] === (transport === "stdio" ? "pipe" : "tcp"),
-        ),
-    );
+    await exportedPoint("mcp.server.operation.duration", {
+      "error.type": "tool_error",
+      "network.transport": transport === "stdio" ? "pipe" : "tcp",
+    });
   });
 
   it("exports none of the test's tokens, keys or e-mail addresses", () => {
@@ -311,9 +305,7 @@ describe("OpenTelemetry per user: the store's operations, the person by a pseudo
       expect(child.attributes["db.operation.name"]).toMatch(/^[a-z_]+$/);
       expect(String(child.attributes["db.collection.name"] ?? "")).toMatch(/^tk(:[A-Za-z-]+)*$/);
     }
-    await collector.until(() =>
-      collector.points().find((point) => point.metric === "db.client.operation.duration" && point.count >= 1),
-    );
+    await exportedPoint("db.client.operation.duration", { "db.system.name": "file" });
     // The call's audit line carries its trace and span.
     const lines = server
       .stderr()

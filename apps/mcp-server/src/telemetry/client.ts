@@ -1,0 +1,52 @@
+import {
+  type Attributes,
+  context,
+  type Histogram,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { OTHER } from "./conventions.js";
+
+/** What a client operation (an upstream request, a store operation) records into. */
+export interface ClientInstruments {
+  /** Undefined when traces are off. */
+  tracer?: Tracer;
+  duration: Histogram;
+}
+
+/** Ends a client operation with what its outcome adds (status, `error.type`), failed or not. */
+export type Finish = (outcome: Attributes, failed: boolean) => void;
+
+/**
+ * Starts a client operation: a CLIENT span named `name`, made only within a traced operation
+ * (nothing else would give it a trace), and its duration, recorded once `finish` is called with
+ * `metric`'s attributes (the span's, unless given) and the outcome's.
+ */
+export function startClient(
+  instruments: ClientInstruments,
+  name: string,
+  attributes: Attributes,
+  metric: Attributes = attributes,
+): Finish {
+  const started = performance.now();
+  const parent = context.active();
+  const span =
+    instruments.tracer && trace.getSpan(parent)
+      ? instruments.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent)
+      : undefined;
+  return (outcome, failed) => {
+    instruments.duration.record((performance.now() - started) / 1000, { ...metric, ...outcome });
+    if (!span) return;
+    span.setAttributes(outcome);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  };
+}
+
+/** An error as `error.type`: its own name (`StoreUnavailable`, `TimeoutError`, `TypeError`), else `_OTHER`. */
+export function errorTypeOf(error: unknown): string {
+  const name = error instanceof Error ? error.name : undefined;
+  return name && /^[A-Za-z]{1,40}$/.test(name) ? name : OTHER;
+}
