@@ -37,12 +37,33 @@ export function startClient(
       ? instruments.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent)
       : undefined;
   return (outcome, failed) => {
-    instruments.duration.record((performance.now() - started) / 1000, { ...metric, ...outcome });
+    instruments.duration.record((performance.now() - started) / 1000, joined(metric, outcome));
     if (!span) return;
     span.setAttributes(outcome);
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   };
+}
+
+/** An outcome that adds nothing (a store operation that succeeded). */
+export const NO_OUTCOME: Attributes = Object.freeze({});
+
+/** Attribute sets joined before, by their parts: a frozen outcome (a status's) is joined once. */
+const joins = new WeakMap<Attributes, WeakMap<Attributes, Attributes>>();
+
+function joined(metric: Attributes, outcome: Attributes): Attributes {
+  if (!Object.isFrozen(outcome)) return { ...metric, ...outcome };
+  let byOutcome = joins.get(metric);
+  if (!byOutcome) {
+    byOutcome = new WeakMap();
+    joins.set(metric, byOutcome);
+  }
+  let both = byOutcome.get(outcome);
+  if (!both) {
+    both = Object.freeze({ ...metric, ...outcome });
+    byOutcome.set(outcome, both);
+  }
+  return both;
 }
 
 /** An error as `error.type`: its own name (`StoreUnavailable`, `TimeoutError`, `TypeError`), else `_OTHER`. */

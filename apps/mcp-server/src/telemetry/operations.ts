@@ -118,40 +118,27 @@ class Operation {
     // Only a tool the server serves names a span or a series: a made-up name stays out of both.
     const tool = method === "tools/call" ? message.call?.canonical : undefined;
     const revision = message.revision ?? arrival.protocolVersion;
-    this.#metric = {
-      [names.MCP_METHOD_NAME]: method,
-      ...(tool !== undefined && {
-        [names.GEN_AI_TOOL_NAME]: tool,
-        [names.GEN_AI_OPERATION_NAME]: "execute_tool",
-      }),
-      ...(revision !== undefined && REVISIONS.has(revision) && { [names.MCP_PROTOCOL_VERSION]: revision }),
-      [names.NETWORK_TRANSPORT]: arrival.transport === "stdio" ? "pipe" : "tcp",
-      ...(arrival.http && {
-        [names.NETWORK_PROTOCOL_NAME]: "http",
-        [names.NETWORK_PROTOCOL_VERSION]: arrival.http.version,
-      }),
-    };
+    const known = revision !== undefined && REVISIONS.has(revision) ? revision : undefined;
+    this.#metric = metricAttributes(method, tool, known, arrival.transport, arrival.http?.version);
     const { tracer } = instruments;
     if (!tracer) return;
-    const uri = names.RESOURCE_METHODS.has(method) ? message.params?.uri : undefined;
-    const attributes: Attributes = {
-      ...this.#metric,
-      ...(message.id !== undefined && { [names.JSONRPC_REQUEST_ID]: String(message.id) }),
-      ...(typeof uri === "string" && { [names.MCP_RESOURCE_URI]: uri }),
-      ...(arrival.http?.clientAddress !== undefined && {
-        [names.CLIENT_ADDRESS]: arrival.http.clientAddress,
-      }),
-      ...(arrival.http?.clientPort !== undefined && { [names.CLIENT_PORT]: arrival.http.clientPort }),
-      ...(arrival.principal !== undefined && { [names.ENDUSER_PSEUDO_ID]: principalHash(arrival.principal) }),
-    };
     // The parent is the client's, from `params._meta`; baggage comes along in the context.
     const parent = message.meta ? propagation.extract(ROOT_CONTEXT, message.meta, metaGetter) : ROOT_CONTEXT;
-    const startTime = performance.timeOrigin + arrival.receivedAt;
+    // A number below `performance.now()` is read as a time on the performance clock, as the SDK's own.
+    const startTime = arrival.receivedAt;
+    // The span copies the shared attributes; what is the request's own is set on it after.
     const span = tracer.startSpan(
       tool === undefined ? method : `${method} ${tool}`,
-      { kind: SpanKind.SERVER, attributes, links, startTime },
+      { kind: SpanKind.SERVER, attributes: this.#metric, links, startTime },
       parent,
     );
+    if (message.id !== undefined) span.setAttribute(names.JSONRPC_REQUEST_ID, String(message.id));
+    const uri = names.RESOURCE_METHODS.has(method) ? message.params?.uri : undefined;
+    if (typeof uri === "string") span.setAttribute(names.MCP_RESOURCE_URI, uri);
+    const { http, principal } = arrival;
+    if (http?.clientAddress !== undefined) span.setAttribute(names.CLIENT_ADDRESS, http.clientAddress);
+    if (http?.clientPort !== undefined) span.setAttribute(names.CLIENT_PORT, http.clientPort);
+    if (principal !== undefined) span.setAttribute(names.ENDUSER_PSEUDO_ID, principalHash(principal));
     this.#span = span;
     this.#context = trace.setSpan(parent, span);
   }
@@ -180,6 +167,37 @@ class Operation {
     }
     span.end();
   }
+}
+
+/** The metric's attributes of each kind of operation, made once: the series are few. */
+const metricCache = new Map<string, Attributes>();
+
+function metricAttributes(
+  method: string,
+  tool: string | undefined,
+  revision: string | undefined,
+  transport: Arrival["transport"],
+  httpVersion: string | undefined,
+): Attributes {
+  const key = `${method}\n${tool}\n${revision}\n${transport}\n${httpVersion}`;
+  let attributes = metricCache.get(key);
+  if (!attributes) {
+    attributes = Object.freeze({
+      [names.MCP_METHOD_NAME]: method,
+      ...(tool !== undefined && {
+        [names.GEN_AI_TOOL_NAME]: tool,
+        [names.GEN_AI_OPERATION_NAME]: "execute_tool",
+      }),
+      ...(revision !== undefined && { [names.MCP_PROTOCOL_VERSION]: revision }),
+      [names.NETWORK_TRANSPORT]: transport === "stdio" ? "pipe" : "tcp",
+      ...(httpVersion !== undefined && {
+        [names.NETWORK_PROTOCOL_NAME]: "http",
+        [names.NETWORK_PROTOCOL_VERSION]: httpVersion,
+      }),
+    });
+    metricCache.set(key, attributes);
+  }
+  return attributes;
 }
 
 /** The HTTP request's trace context as a link, when its headers carry a valid one. */

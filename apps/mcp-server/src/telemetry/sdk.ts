@@ -46,11 +46,14 @@ const SERVICE_NAME = "toolkits-mcp";
  * @throws Error when the metrics listener cannot bind.
  */
 export async function startSdk(plan: TelemetryPlan, logger: Logger): Promise<Telemetry> {
-  // The SDK's own complaints (an export that failed) reach the log, without their arguments.
+  // The SDK's own complaints (an export that failed) reach the log: their words only, never the
+  // objects they pass along (a request, its headers). A component's name comes first.
+  const complain = (...args: unknown[]) =>
+    logger.warn("telemetry", { error: args.filter((arg) => typeof arg === "string").join(": ") });
   diag.setLogger(
     {
-      error: (message) => logger.warn("telemetry", { error: message }),
-      warn: (message) => logger.warn("telemetry", { error: message }),
+      error: complain,
+      warn: complain,
       info: () => {},
       debug: () => {},
       verbose: () => {},
@@ -61,7 +64,9 @@ export async function startSdk(plan: TelemetryPlan, logger: Logger): Promise<Tel
     .merge(resourceFromAttributes({ "service.name": SERVICE_NAME, "service.version": plan.version }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
     .merge(detectResources({ detectors: [envDetector] }));
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // Only spans need a context that follows the call through its awaits: metrics alone go without
+  // AsyncLocalStorage, which on Node 20 costs every promise the process makes.
+  if (plan.traces) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(propagatorOf(plan.propagators));
   const tracing = plan.traces
     ? new BasicTracerProvider({

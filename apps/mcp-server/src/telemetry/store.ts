@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { KeyValueStore, RateLimiter } from "../team/store/kv.js";
-import { type ClientInstruments, errorTypeOf, startClient } from "./client.js";
+import { type ClientInstruments, errorTypeOf, NO_OUTCOME, startClient } from "./client.js";
 import * as names from "./conventions.js";
 
 /** The store's operations, by the names they are recorded under (`db.operation.name`). */
@@ -49,7 +49,7 @@ export function recordedStore(
     );
     return run().then(
       (value) => {
-        finish({}, false);
+        finish(NO_OUTCOME, false);
         return value;
       },
       (error: unknown) => {
