@@ -198,7 +198,9 @@ async function serveMetrics(
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found: metrics are at /metrics.\n");
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) =>
+      reject(new Error(`--metrics-port cannot listen on ${where.host}:${where.port}: ${error.message}`)),
+    );
     server.listen(where.port, where.host, () => resolve());
   });
   // The process exits when the server stops; the scrape listener never holds it.

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { sandbox } from "@toolkits/pager/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHttp, connectStdio, type Generation, type TestClient } from "../clients.js";
-import { CLI, type RunningServer, startHttpServer } from "../spawn.js";
+import { CLI, type RunningServer, runCli, startHttpServer } from "../spawn.js";
 import { type Collector, type ExportedSpan, exportingTo, otlpCollector } from "./collector.js";
 
 const PAGER_TOKEN = `pager-${randomBytes(24).toString("hex")}`;
@@ -225,6 +225,17 @@ describe.each(TRANSPORTS)("OpenTelemetry over %s", (transport) => {
 
   it("exports none of the test's tokens, keys or e-mail addresses", () => {
     expectNothingSecret(collector);
+  });
+});
+
+describe("OpenTelemetry settings the server cannot honour", () => {
+  it("stop the start with exit code 2, naming the variable", async () => {
+    const { code, stderr } = await runCli(["--toolkits", "pager"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL may be http\/protobuf or http\/json/);
   });
 });
 
