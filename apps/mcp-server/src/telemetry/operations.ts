@@ -55,7 +55,7 @@ export function operationsOf(
   const messages = inbound.messages.filter((message) => message.method !== undefined);
   if (!messages.length) return undefined;
   // The HTTP request's own context, when it carries one, is linked, never the parent (the conventions).
-  const links = arrival.http ? transportLinks(arrival.http.headers) : undefined;
+  const links = instruments.tracer && arrival.http ? transportLinks(arrival.http.headers) : undefined;
   const operations = messages.map((message) => new Operation(message, arrival, instruments, links));
   const [only] = operations;
   if (inbound.single && only) return single(only);
