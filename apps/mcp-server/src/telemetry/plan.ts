@@ -2,6 +2,7 @@ import type { TelemetrySettings } from "./index.js";
 
 /** The OTLP encodings over HTTP the server sends (`OTEL_EXPORTER_OTLP_PROTOCOL`). */
 export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+/** One of `OTLP_PROTOCOLS`. */
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 /** The propagators the server reads `params._meta` and HTTP headers with (`OTEL_PROPAGATORS`). */
