@@ -91,8 +91,10 @@ export async function serveStdio(
       if (!request) operations?.replied();
     };
     const reply = (response: string, failure?: Failure) => {
+      const written = wire.sendSerialized(response, read.id);
+      // After the write: the answer is on its way before anything is recorded.
       operations?.replied(failure);
-      return wire.sendSerialized(response, read.id);
+      return written;
     };
     const dispatch = () =>
       dispatcher

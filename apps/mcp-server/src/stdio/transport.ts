@@ -43,9 +43,11 @@ export class TrackingTransport extends StdioServerTransport {
 
   override send(message: JSONRPCMessage): Promise<void> {
     this.unanswered.written(message);
+    const sent = super.send(message);
+    // Told once the answer is written, so what its owner does then never holds the answer back.
     if (!("method" in message) && "id" in message && message.id !== undefined)
       this.hooks.answered(message.id, message);
-    return super.send(message);
+    return sent;
   }
 
   /** Writes a response already serialized (the fast path's) to the request `id`, as `send` writes one. */

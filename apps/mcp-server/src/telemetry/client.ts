@@ -8,6 +8,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { OTHER } from "./conventions.js";
+import { later } from "./later.js";
 
 /** What a client operation (an upstream request, a store operation) records into. */
 export interface ClientInstruments {
@@ -21,8 +22,9 @@ export type Finish = (outcome: Attributes, failed: boolean) => void;
 
 /**
  * Starts a client operation: a CLIENT span named `name`, made only within a traced operation
- * (nothing else would give it a trace), and its duration, recorded once `finish` is called with
- * `metric`'s attributes (the span's, unless given) and the outcome's.
+ * (nothing else would give it a trace), and its duration, measured when `finish` is called and
+ * recorded just after (see later.ts), with `metric`'s attributes (the span's, unless given) and the
+ * outcome's.
  */
 export function startClient(
   instruments: ClientInstruments,
@@ -37,11 +39,14 @@ export function startClient(
       ? instruments.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent)
       : undefined;
   return (outcome, failed) => {
-    instruments.duration.record((performance.now() - started) / 1000, joined(metric, outcome));
-    if (!span) return;
-    span.setAttributes(outcome);
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
+    const ended = performance.now();
+    later(() => {
+      instruments.duration.record((ended - started) / 1000, joined(metric, outcome));
+      if (!span) return;
+      span.setAttributes(outcome);
+      if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(ended);
+    });
   };
 }
 

@@ -25,6 +25,7 @@ import {
 import { principalHash } from "../team/store/hash.js";
 import * as names from "./conventions.js";
 import type { Arrival, Failure, Operations } from "./index.js";
+import { later } from "./later.js";
 
 /** What operations record into. */
 export interface OperationInstruments {
@@ -147,16 +148,26 @@ class Operation {
     return this.#context ? context.with(this.#context, fn) : fn();
   }
 
-  /** Ends it once: records its duration, and ends its span, failed when `failure` says so. */
+  /**
+   * Ends it once, now: its duration and its span's end are taken now and recorded just after (see
+   * later.ts), failed when `failure` says so.
+   */
   end(failure?: Failure): void {
     if (this.#ended) return;
     this.#ended = true;
-    const seconds = (performance.now() - this.#receivedAt) / 1000;
+    const ended = performance.now();
+    later(() => this.#record(ended, failure));
+  }
+
+  #record(ended: number, failure: Failure | undefined): void {
     const failed = failure && {
       [names.ERROR_TYPE]: failure.errorType,
       ...(failure.code !== undefined && { [names.RPC_RESPONSE_STATUS_CODE]: String(failure.code) }),
     };
-    this.#duration.record(seconds, failed ? { ...this.#metric, ...failed } : this.#metric);
+    this.#duration.record(
+      (ended - this.#receivedAt) / 1000,
+      failed ? { ...this.#metric, ...failed } : this.#metric,
+    );
     const span = this.#span;
     if (!span) return;
     if (failed) {
@@ -165,7 +176,7 @@ class Operation {
       const message = failure.message && redact(failure.message).slice(0, MAX_STATUS_MESSAGE);
       span.setStatus({ code: SpanStatusCode.ERROR, ...(message && { message }) });
     }
-    span.end();
+    span.end(ended);
   }
 }
 
