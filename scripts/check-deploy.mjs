@@ -5,9 +5,11 @@
 // Specification, each with what a team deployment needs.
 // Prints one line per check and exits 1 when one fails. Other files can be checked instead:
 //   node scripts/check-deploy.mjs [--dockerfile FILE] [--workflow FILE] [--kubernetes DIR] [--compose FILE]
-//     [--haproxy FILE]
+//     [--haproxy FILE] [--prometheus FILE] [--alerts FILE]
 // haproxy.cfg is checked with `haproxy -c` where haproxy is installed, and skipped where it is not;
-// that it checks replicas on /readyz is checked everywhere.
+// that it checks replicas on /readyz is checked everywhere. The same goes for Prometheus' scrape
+// configuration and alert rules: `promtool check config` and `promtool check rules` where Debian's
+// prometheus package is installed (the Prometheus test installs it), what they must hold everywhere.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -35,6 +37,8 @@ const { values: paths } = parseArgs({
     kubernetes: { type: "string", default: join(ROOT, "deploy/kubernetes") },
     compose: { type: "string", default: join(ROOT, "deploy/compose.yaml") },
     haproxy: { type: "string", default: join(ROOT, "deploy/haproxy.cfg") },
+    prometheus: { type: "string", default: join(ROOT, "deploy/prometheus.yml") },
+    alerts: { type: "string", default: join(ROOT, "deploy/alerts.yml") },
   },
 });
 
@@ -440,10 +444,86 @@ function checkHaproxy(file) {
   report(name, found.status === 0 ? undefined : (alert ?? `exit ${found.status}`));
 }
 
+// --- Prometheus -------------------------------------------------------------------------------
+
+/**
+ * The metric families the alert rules must watch, as the server exports them (`--metrics-port`):
+ * the error rate, upstream 429s and 5xx, refused sign-ins, the store out of reach, latency.
+ */
+const WATCHED = [
+  ["the MCP error rate", /mcp_server_operation_duration_count\{[^}]*error_type/],
+  ["upstream 429s", /http_client_request_duration_count\{[^}]*"429"/],
+  ["upstream 5xx", /http_client_request_duration_count\{[^}]*"5\.\."/],
+  ["sign-in refusals", /toolkits_oauth_steps_total\{[^}]*refused/],
+  ["the store unavailable", /db_client_operation_duration_count\{[^}]*StoreUnavailable/],
+  ["latency", /histogram_quantile\(.*mcp_server_operation_duration_bucket/s],
+];
+
+/** `promtool <args>` where promtool is installed; skipped (one line) where it is not. */
+function promtool(name, args) {
+  const found = spawnSync("promtool", args, { encoding: "utf8" });
+  if (found.error?.code === "ENOENT") return console.log(`skip  ${name}: promtool is not installed`);
+  const lines = `${found.stderr}${found.stdout}`.split("\n").filter((line) => line.trim());
+  const failure = lines.find((line) => /FAILED|error/i.test(line)) ?? lines.at(-1);
+  report(name, found.status === 0 ? undefined : (failure ?? `exit ${found.status}`));
+}
+
+async function checkPrometheus(configFile, alertsFile, composeFile) {
+  let config = {};
+  await run(`${shown(configFile)}: parses as YAML`, () => {
+    [config] = documents(configFile);
+  });
+  await run(`${shown(configFile)}: loads ${shown(alertsFile)}`, () => {
+    const files = (config.rule_files ?? []).map((file) => resolve(dirname(configFile), file));
+    return files.includes(alertsFile) ? undefined : `rule_files ${JSON.stringify(config.rule_files ?? [])}`;
+  });
+  await run(`${shown(configFile)}: scrapes the replicas' metrics port (compose's MCP_METRICS_PORT)`, () => {
+    const [compose] = documents(composeFile);
+    const ports = Object.values(compose.services ?? {})
+      .filter(isServer)
+      .map((service) => environmentOf(service).MCP_METRICS_PORT);
+    if (!ports.length || ports.some((port) => !port)) return "a server service sets no MCP_METRICS_PORT";
+    const scraped = (config.scrape_configs ?? []).flatMap((job) => [
+      ...(job.dns_sd_configs ?? []).map((sd) => String(sd.port)),
+      ...(job.static_configs ?? []).flatMap((group) =>
+        group.targets.map((target) => target.split(":").at(-1)),
+      ),
+    ]);
+    const missing = ports.filter((port) => !scraped.includes(String(port)));
+    return missing.length ? `nothing scrapes port ${missing.join(", ")}` : [undefined, `port ${ports[0]}`];
+  });
+  await run(`${shown(alertsFile)}: every rule alerts, with a summary and a description`, () => {
+    const [rules] = documents(alertsFile);
+    const all = (rules.groups ?? []).flatMap((group) => group.rules ?? []);
+    const bare = all.filter(
+      (rule) => !rule.alert || !rule.annotations?.summary || !rule.annotations?.description,
+    );
+    if (bare.length) return `${bare.map((rule) => rule.alert ?? rule.record ?? "?").join(", ")} lack one`;
+    const exprs = all.map((rule) => String(rule.expr)).join("\n");
+    const unwatched = WATCHED.filter(([, pattern]) => !pattern.test(exprs)).map(([what]) => what);
+    return unwatched.length ? `no rule watches ${unwatched.join(", ")}` : [undefined, `${all.length} alerts`];
+  });
+  await run(`${shown(composeFile)}: a Prometheus service with the scrape configuration and the rules`, () => {
+    const [compose] = documents(composeFile);
+    const service = Object.values(compose.services ?? {}).find((s) =>
+      /(^|\/)prometheus(:|@|$)/.test(s.image ?? ""),
+    );
+    if (!service) return "no service runs a prometheus image";
+    const mounted = (service.volumes ?? []).map((volume) =>
+      resolve(dirname(composeFile), typeof volume === "string" ? volume.split(":")[0] : volume.source),
+    );
+    const unmounted = [configFile, alertsFile].filter((file) => !mounted.includes(file)).map(shown);
+    return unmounted.length ? `does not mount ${unmounted.join(", ")}` : undefined;
+  });
+  promtool(`${shown(configFile)}: promtool check config accepts it`, ["check", "config", configFile]);
+  promtool(`${shown(alertsFile)}: promtool check rules accepts it`, ["check", "rules", alertsFile]);
+}
+
 await checkDockerfile(resolve(paths.dockerfile));
 await checkWorkflow(resolve(paths.workflow));
 await checkKubernetes(resolve(paths.kubernetes));
 await checkCompose(resolve(paths.compose));
 checkHaproxy(resolve(paths.haproxy));
+await checkPrometheus(resolve(paths.prometheus), resolve(paths.alerts), resolve(paths.compose));
 console.log(`check-deploy: ${failures ? `${failures} failed` : "all passed"}`);
 if (failures) process.exit(1);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { type Host, type Logger, memoryState } from "@toolkits/core";
+import { type Host, hostFetch, type Logger, memoryState } from "@toolkits/core";
 import { sharedConnections } from "./front/status.js";
 import { deferredSandboxHost, environmentHost, warnMissingCredentials, withPagesOnLoopback } from "./host.js";
 import { stderrLogger } from "./logger.js";
@@ -11,6 +11,7 @@ import { toolkitPages } from "./pages.js";
 import { servedRegistries } from "./served.js";
 import { VERSION } from "./server.js";
 import { serveStdio } from "./stdio/index.js";
+import { startTelemetry, telemetry } from "./telemetry/index.js";
 import { selectTools } from "./toolkits.js";
 
 /** Help and version are answers; any other command-line error exits with 2. */
@@ -67,6 +68,16 @@ async function serveFromEnvironment(): Promise<void> {
  */
 async function serve(options: ServerOptions): Promise<void> {
   const logger = stderrLogger(options.logLevel);
+  // First: the store and the host it makes next record into it.
+  await startTelemetry(
+    {
+      env: options.toolkitEnv,
+      metricsPort: options.metricsPort,
+      metricsHost: options.metricsHost,
+      version: VERSION,
+    },
+    logger,
+  );
   const { toolkits, tools } = await selectTools(options);
   const team = options.credentials === "per-user" ? await openTeam(options, logger) : undefined;
   // One store for the tools and the pages, so a page serves the session a tool opened.
@@ -79,8 +90,8 @@ async function serve(options: ServerOptions): Promise<void> {
       pagesUrl,
       state,
     };
-    if (options.sandbox) return deferredSandboxHost(toolkits, hostOptions);
-    const host = environmentHost(hostOptions, options.toolkitEnv, options.tokenFile);
+    if (options.sandbox) return recorded(deferredSandboxHost(toolkits, hostOptions));
+    const host = recorded(environmentHost(hostOptions, options.toolkitEnv, options.tokenFile));
     if (!team) await warnMissingCredentials(toolkits, host);
     return host;
   };
@@ -107,6 +118,12 @@ async function serve(options: ServerOptions): Promise<void> {
   const shared = team ? undefined : sharedConnections(tools, host, options.sandbox);
   const served = { toolkits, tools, shared };
   listening.serve(registryFor(serving?.host ?? host, listening.publicUrl), served, pages, serving);
+}
+
+/** `host` with its upstream requests recorded, when telemetry is on (per user too: each person's host sends through it). */
+function recorded(host: Host): Host {
+  const on = telemetry();
+  return on ? { ...host, fetch: on.upstreamFetch(hostFetch(host)) } : host;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { classifyInboundRequest, type Implementation, ProtocolError } from "@modelcontextprotocol/server";
 import { jsonText } from "@toolkits/core";
 import {
+  type CallResult,
   type Era,
   type InboundBody,
   type InboundMessage,
@@ -11,6 +12,7 @@ import {
   type ToolRegistry,
 } from "@toolkits/core/mcp";
 import { callScope, type RequestScope } from "./scope.js";
+import type { Failure } from "./telemetry/index.js";
 import type { View } from "./views.js";
 
 /** The HTTP request headers the fast path reads; absent over stdio. */
@@ -24,8 +26,11 @@ export interface CallHeaders {
 /** How a transport answers: by the SDK, or with the fast path's JSON-RPC response. */
 export interface Answering<R> {
   sdk(): Promise<R>;
-  /** Writes the fast path's answer: one JSON-RPC response, serialized. */
-  reply(response: string): R | Promise<R>;
+  /**
+   * Writes the fast path's answer: one JSON-RPC response, serialized; `failure` when it is an
+   * error or a tool error (for telemetry, which then needs not read the answer again).
+   */
+  reply(response: string, failure?: Failure): R | Promise<R>;
 }
 
 /** A tool call the fast path answers. */
@@ -67,29 +72,34 @@ export function createDispatcher(
         plainCall(inbound.raw, message, scope.era, headers, (name) => mirrorsParams(registry, name));
       if (!message || !call) return answering.sdk();
       const callScoped = callScope(scope, { id: call.id });
-      return answering.reply(await answer(registry, call, callScoped, scope.era, identity));
+      return answer(registry, call, callScoped, { era: scope.era, identity }, answering);
     },
   };
 }
 
-/** The call's JSON-RPC response, serialized from the JSON text its result already has. */
-async function answer(
+const TOOL_ERROR: Failure = Object.freeze({ errorType: "tool_error" });
+
+/** Writes the call's JSON-RPC response, serialized from the JSON text its result already has. */
+async function answer<R>(
   registry: ToolRegistry,
   call: PlainCall,
   scope: McpCallScope,
-  era: Era,
-  identity: Identity,
-): Promise<string> {
-  const id = JSON.stringify(call.id);
+  { era, identity }: { era: Era; identity: Identity },
+  answering: Answering<R>,
+): Promise<R> {
+  let result: CallResult;
   try {
-    const result = await registry.call(call.name, call.arguments, scope);
-    return `{"jsonrpc":"2.0","id":${id},"result":${era === "modern" ? stamped(result, identity) : jsonText(result)}}`;
+    result = await registry.call(call.name, call.arguments, scope);
   } catch (error) {
     // The one error a tool call answers as a JSON-RPC error: a 2025 URL elicitation.
     if (!(error instanceof ProtocolError)) throw error;
     const { code, message, data } = error;
-    return JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code, message, data } });
+    const response = JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code, message, data } });
+    return answering.reply(response, { errorType: String(code), code, message });
   }
+  const text = era === "modern" ? stamped(result, identity) : jsonText(result);
+  const response = `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${text}}`;
+  return answering.reply(response, result.isError === true ? TOOL_ERROR : undefined);
 }
 
 /** The server's identity as a 2026-07-28 result's `_meta` names it, and the JSON ending a plain result. */
@@ -138,12 +148,24 @@ function plainCall(
   return fits ? { id, name: call.name, arguments: call.arguments } : undefined;
 }
 
-/** A 2025 call without `_meta` (so no progress token), under a 2025 header or none. */
+/**
+ * The `_meta` keys a 2025 call may carry and still be plain: the trace context (SEP-414), which
+ * the SDK would not act on either; the server's telemetry reads it from the parsed message.
+ */
+const TRACE_KEYS: ReadonlySet<string> = new Set(["traceparent", "tracestate", "baggage"]);
+
+/**
+ * A 2025 call whose `_meta`, if any, holds nothing but trace context (so no progress token), under
+ * a 2025 header or none.
+ */
 function plainLegacy(message: InboundMessage, headers: CallHeaders | undefined): boolean {
   const version = headers?.["mcp-protocol-version"];
   if (version !== undefined && !LEGACY_REVISIONS.includes(version)) return false;
-  const meta = message.params?._meta;
-  return meta === undefined || (message.meta !== undefined && Object.keys(message.meta).length === 0);
+  if (message.params?._meta === undefined) return true;
+  const { meta } = message;
+  if (meta === undefined) return false;
+  for (const key in meta) if (!TRACE_KEYS.has(key)) return false;
+  return true;
 }
 
 /**

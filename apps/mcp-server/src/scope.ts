@@ -6,6 +6,7 @@ import {
   type InboundMessage,
   type McpCallScope,
   type MessageId,
+  type ToolRegistry,
   type UrlElicitationForm,
   urlElicitationOf,
   writeMeta,
@@ -44,6 +45,11 @@ export interface RequestScope {
   urlElicitation(): UrlElicitationForm | undefined | Promise<UrlElicitationForm | undefined>;
   /** Which tools the request may see and call (see views.ts). */
   view: View;
+  /**
+   * Runs `fn` within the request's telemetry context (its span active), when telemetry is on: the
+   * SDK may run a request's handler in a context of its own making (see `scopedRegistry`).
+   */
+  within?<R>(fn: () => R): R;
 }
 
 /** What the transport knows of a request besides its message. */
@@ -65,6 +71,8 @@ export interface TransportFacts {
   view: View;
   /** `--apps on`: MCP Apps views for the clients that take them. */
   apps: boolean;
+  /** The request's telemetry context, when telemetry is on (`RequestScope.within`). */
+  within?<R>(fn: () => R): R;
 }
 
 /**
@@ -91,7 +99,20 @@ export function requestScope(message: InboundMessage | undefined, facts: Transpo
     call: (id) => facts.call?.(id),
     urlElicitation,
     view: within(facts.view, appsView(apps)),
+    within: facts.within,
   };
+}
+
+/**
+ * `registry` for the SDK's handlers of `request`: its tool calls run within the request's
+ * telemetry context, so what they send is the request's span's child whatever context the SDK
+ * runs its handler in (its stdio entry's is the connection's first message's). The registry
+ * itself when telemetry is off.
+ */
+export function scopedRegistry(registry: ToolRegistry, request: RequestScope): ToolRegistry {
+  const run = request.within;
+  if (!run) return registry;
+  return { ...registry, call: (name, args, scope) => run(() => registry.call(name, args, scope)) };
 }
 
 /**

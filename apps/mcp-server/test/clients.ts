@@ -22,7 +22,12 @@ export interface TestClient {
   call(
     name: string,
     args?: Record<string, unknown>,
-    options?: { signal?: AbortSignal; onprogress?: (progress: { progress: number; total?: number }) => void },
+    options?: {
+      signal?: AbortSignal;
+      onprogress?: (progress: { progress: number; total?: number }) => void;
+      /** Sent as the request's `_meta` (trace context, say), beside what the SDK adds. */
+      meta?: Record<string, string>;
+    },
   ): Promise<Seen>;
   /** What the server wrote on stderr (stdio only). */
   stderr(): string;
@@ -107,11 +112,13 @@ async function connect(
       protocolVersion: () => negotiated,
       serverInfo: () => client.getServerVersion(),
       listTools: async () => (await client.listTools()).tools as ListedTool[],
-      call: async (name, args = {}, options = {}) =>
+      call: async (name, args = {}, { meta, ...options } = {}) =>
         seen(
-          (await client.callTool({ name, arguments: args }, undefined, options)) as Parameters<
-            typeof seen
-          >[0],
+          (await client.callTool(
+            { name, arguments: args, ...(meta && { _meta: meta }) },
+            undefined,
+            options,
+          )) as Parameters<typeof seen>[0],
         ),
       stderr,
       close: () => client.close(),
@@ -124,8 +131,8 @@ async function connect(
     protocolVersion: () => client.getNegotiatedProtocolVersion(),
     serverInfo: () => client.getServerVersion(),
     listTools: async () => (await client.listTools()).tools as ListedTool[],
-    call: async (name, args = {}, options = {}) =>
-      seen(await client.callTool({ name, arguments: args }, options)),
+    call: async (name, args = {}, { meta, ...options } = {}) =>
+      seen(await client.callTool({ name, arguments: args, ...(meta && { _meta: meta }) }, options)),
     stderr,
     close: () => client.close(),
   };

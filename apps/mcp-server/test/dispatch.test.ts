@@ -13,6 +13,12 @@ const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const ENVELOPE = { [PROTOCOL_VERSION]: "2026-07-28", [CLIENT_CAPABILITIES]: {} };
 const INFO = { name: "test-server", version: "1.0.0" };
+/** W3C trace context as a client puts it in `_meta` (SEP-414). */
+const TRACE = {
+  traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+  tracestate: "rojo=00f067aa0ba902b7",
+  baggage: "k=v",
+};
 
 /** What the last call of a tool here was given. */
 let seen: ToolContext | undefined;
@@ -86,6 +92,13 @@ describe("dispatch: what goes to the SDK", () => {
     expect(await dispatch(call("Test_Seen", ENVELOPE), { era: "legacy" })).toEqual({ sdk: true });
   });
 
+  it("a 2025 call whose _meta holds more than trace context (a progress token, anything else)", async () => {
+    expect(await dispatch(call("Test_Seen", { ...TRACE, progressToken: "p" }))).toEqual({ sdk: true });
+    expect(await dispatch(call("Test_Seen", { traceparent: TRACE.traceparent, "x.example/k": 1 }))).toEqual({
+      sdk: true,
+    });
+  });
+
   it("a modern call asking for progress, or retrying", async () => {
     expect(await dispatch(call("Test_Seen", { ...ENVELOPE, progressToken: "p" }))).toEqual({ sdk: true });
     const retry = {
@@ -121,6 +134,33 @@ describe("dispatch: a plain call without headers (stdio), answered from the regi
         },
       },
     });
+  });
+
+  it("2025, with trace context in _meta (SEP-414) and nothing else: the same answer", async () => {
+    expect(await dispatch(call("Test_Seen", TRACE))).toEqual(await dispatch(call("Test_Seen")));
+    expect(await dispatch(call("Test_Seen", { traceparent: TRACE.traceparent }))).toMatchObject({
+      reply: {},
+    });
+  });
+
+  it("tells the transport a tool error or a JSON-RPC error as the failure, a success as none", async () => {
+    const failures: unknown[] = [];
+    const noting: Answering<unknown> = {
+      sdk: async () => undefined,
+      reply: (_text, failure) => failures.push(failure),
+    };
+    for (const name of ["Test_Seen", "Test_Fail"]) {
+      const inbound = readInbound(call(name), registry.names);
+      const scope = requestScope(inbound.single, {
+        caller: { key: "k" },
+        signal: () => new AbortController().signal,
+        initialized: { known: undefined },
+        view: WHOLE,
+        apps: false,
+      });
+      await dispatcher.dispatch(inbound, scope, noting);
+    }
+    expect(failures).toEqual([undefined, { errorType: "tool_error" }]);
   });
 
   it("on a modern connection, a modern call, whatever came before", async () => {

@@ -67,6 +67,8 @@ const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(["GET", "HEAD", "PUT
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const base = options.baseUrl.replace(/\/+$/, "");
+  // The base URL's own path leads every request's template (`/v2` + `/incidents/{id}`).
+  const basePath = URL.parse(base)?.pathname.replace(/\/+$/, "") ?? "";
   const upstream = createUpstream(options);
   const common = { accept: "application/json", ...options.headers };
   return {
@@ -86,6 +88,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         idempotent,
         signal,
         target: path,
+        template: basePath + path,
         params: request.pathParams,
         label: `${method} ${path}`,
         budget: request.budget ?? options.budget,

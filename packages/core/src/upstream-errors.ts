@@ -29,6 +29,8 @@ export interface Sending {
   answered: boolean;
   /** The current attempt's answer body, read whole. */
   text: string;
+  /** Requests sent so far, every attempt's redirects included. */
+  sent: number;
 }
 
 /**

@@ -58,6 +58,9 @@ async function follow(request: Request, sending: Sending, signal: AbortSignal): 
   const { headers, body, budget } = exchange;
   const init: UpstreamInit = { method, headers, body, signal, redirect: "manual", budget };
   for (let url = request.url, hops = 0; ; hops++) {
+    // A redirect's location is the upstream's: the template no longer names its path.
+    const template = hops === 0 ? exchange.template : undefined;
+    init.about = { target: exchange.target, template, resendCount: sending.sent++ };
     const response = await client.fetch(url, init);
     const { status } = response;
     const location = REDIRECT_STATUSES.has(status) ? response.headers.get("location") : null;

@@ -78,6 +78,11 @@ export interface UpstreamExchange {
   target: string;
   /** The values that filled the target's placeholders (`{ id: "P123" }`), for advice. */
   params?: Readonly<Record<string, string | number>>;
+  /**
+   * The URL's whole path as a template (`/v2/incidents/{id}`: the base URL's path and `target`),
+   * when the URL was built from one; told to the host's fetch (`UpstreamInit.about`).
+   */
+  template?: string;
   /** How messages name the request, e.g. `GET /incidents/{id}` or `Google spreadsheets.get`. */
   label: string;
   /** The rate budget it counts against, named to the host's fetch (`UpstreamInit.budget`). */
@@ -93,6 +98,24 @@ export interface UpstreamExchange {
  */
 export interface UpstreamInit extends RequestInit {
   budget?: RateBudget;
+  /** What the request is, for a host that records its requests (telemetry). */
+  about?: UpstreamRequestFacts;
+}
+
+/**
+ * What core's clients tell a host's fetch about one request they send, for its records (spans,
+ * metrics): names and counts, never a value that filled a template, a query or a body.
+ */
+export interface UpstreamRequestFacts {
+  /** What was called: a path template relative to the base URL (`/incidents/{id}`) or an API method id (`spreadsheets.get`). */
+  target: string;
+  /**
+   * The URL's whole path as a template (`/v2/incidents/{id}`), when the client built the URL from
+   * one; absent for a redirect's hop, whose URL the upstream chose.
+   */
+  template?: string;
+  /** How many times the exchange was sent before this request (retries and redirects followed): 0 at first. */
+  resendCount: number;
 }
 
 /** The fetch a host gives toolkits (`Host.fetch`): the standard one, given an `UpstreamInit`. */
@@ -241,7 +264,7 @@ export function createUpstream(options: UpstreamOptions = {}): Upstream {
     client.limits.timeoutMs === DEFAULT_UPSTREAM_LIMITS.timeoutMs ? {} : { timeout: client.limits.timeoutMs };
   return {
     async send(exchange) {
-      const sending: Sending = { exchange, client, started: Date.now(), answered: false, text: "" };
+      const sending: Sending = { exchange, client, started: Date.now(), answered: false, text: "", sent: 0 };
       // `sending` is no option of ky's: ky hands it to the hooks and to its fetch as it is, and its
       // fetch sends the exchange's headers and body. Given to ky, they would be copied into its
       // Request and that Request's clone on every attempt; the caller's signal would be combined

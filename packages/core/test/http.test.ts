@@ -7,6 +7,7 @@ import {
   type HttpClient,
   retryAfterMs,
   ToolError,
+  type UpstreamFetch,
   upstreamMessage,
 } from "../src/index.js";
 
@@ -266,5 +267,34 @@ describe("upstream error mapping", () => {
     server.use(http.delete(`${BASE}/thing`, () => new HttpResponse(null, { status: 204 })));
     const response = await client().request({ method: "DELETE", path: "/thing" });
     expect(response).toMatchObject({ status: 204, data: undefined });
+  });
+});
+
+describe("what the host's fetch is told of each request", () => {
+  it("names the target and the whole path's template, counting every resend; a redirect's hop has no template", async () => {
+    const told: unknown[] = [];
+    const answers = [
+      () => new Response(null, { status: 503 }),
+      () => new Response(null, { status: 302, headers: { location: `${BASE}/v2/moved/P123` } }),
+      () => Response.json({ ok: 1 }),
+    ];
+    const fetch: UpstreamFetch = async (_input, init) => {
+      told.push(init?.about);
+      return (answers[told.length - 1] as () => Response)();
+    };
+    const api = createHttpClient({ baseUrl: `${BASE}/v2/`, retry: fastRetry, fetch });
+    const response = await api.request({
+      method: "GET",
+      path: "/incidents/{id}",
+      pathParams: { id: "P123" },
+    });
+    expect(response.data).toEqual({ ok: 1 });
+    expect(told).toEqual([
+      { target: "/incidents/{id}", template: "/v2/incidents/{id}", resendCount: 0 },
+      { target: "/incidents/{id}", template: "/v2/incidents/{id}", resendCount: 1 },
+      { target: "/incidents/{id}", template: undefined, resendCount: 2 },
+    ]);
+    // The values never reach what the host is told.
+    expect(JSON.stringify(told)).not.toContain("P123");
   });
 });

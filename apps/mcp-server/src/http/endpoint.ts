@@ -4,8 +4,18 @@ import type { Logger } from "@toolkits/core";
 import type { InboundBody, ToolRegistry } from "@toolkits/core/mcp";
 import { CONNECTOR_FORM, SelectionError } from "../connectors/selection.js";
 import type { CallHeaders, Dispatcher } from "../dispatch.js";
-import { type Caller, callScope, carriedScope, requestScope, scopeOfAuth, withScope } from "../scope.js";
+import {
+  type Caller,
+  callScope,
+  carriedScope,
+  type RequestScope,
+  requestScope,
+  scopedRegistry,
+  scopeOfAuth,
+  withScope,
+} from "../scope.js";
 import { createServerFor } from "../server.js";
+import { httpArrival, telemetry } from "../telemetry/index.js";
 import { type View, WHOLE, within } from "../views.js";
 import type { Authenticated } from "./guards/auth.js";
 import { REFUSED, readJsonBody } from "./guards/body.js";
@@ -65,13 +75,14 @@ export function mcpEndpoint(
   options: EndpointOptions,
 ): (req: IncomingMessage, res: ServerResponse, bodyRead: () => void, target?: McpTarget) => Promise<void> {
   const { registryOf, dispatcher, clients, logger } = options;
+  const requestRegistry = (scope: RequestScope) => scopedRegistry(registryOf(scope.view), scope);
   const names = registryOf(WHOLE).names;
   const calls = new CallsInFlight();
   const openExchange = exchanges(options.requestTimeoutMs, options.graceOver);
   const handler = createMcpHandler(
     ({ authInfo }) =>
       createServerFor(
-        registryOf(scopeOfAuth(authInfo).view),
+        requestRegistry(scopeOfAuth(authInfo)),
         (ctx, _initialized, progress) =>
           callScope(carriedScope(ctx), { id: ctx.mcpReq.id, signal: ctx.mcpReq.signal, progress }),
         { apps: options.apps, info: options.serverInfo },
@@ -82,6 +93,7 @@ export function mcpEndpoint(
     },
   );
   return async (req, res, bodyRead, target = WHOLE_TARGET) => {
+    const receivedAt = performance.now();
     const who = await options.authenticate(req, res, target.path);
     if (!who) return;
     const view = targetView(target, res);
@@ -89,9 +101,14 @@ export function mcpEndpoint(
     const inbound = await readJsonBody(req, res, options.maxBodyBytes, names);
     if (inbound === REFUSED) return;
     bodyRead();
-    const refusal = options.challenge?.(inbound, who, target.path);
-    if (refusal) return sendResponse(res, refusal);
     const { caller } = who;
+    // Each message's span and duration, from the body parsed once, ended by the answer written.
+    const operations = telemetry()?.operations(inbound, httpArrival(req, receivedAt, caller.principal));
+    const refusal = options.challenge?.(inbound, who, target.path);
+    if (refusal) {
+      operations?.abandon("insufficient_scope");
+      return sendResponse(res, refusal);
+    }
     calls.cancel(caller.key, inbound);
     const single = inbound.single;
     if (clients && single?.method === "initialize") await clients.remember(caller, single.capabilities);
@@ -106,22 +123,33 @@ export function mcpEndpoint(
       initialized: { recall: async () => (clients && caller.principal ? clients.recall(caller) : undefined) },
       view: within(view, who.view ?? WHOLE),
       apps: options.apps === true,
+      within: operations?.run,
     });
-    await dispatcher.dispatch(
-      inbound,
-      scope,
-      {
-        sdk: async () => {
-          const web = webRequest(req, MCP_PATH, scope.signal);
-          const authInfo = withScope(who.authInfo, scope);
-          await sendResponse(res, await handler.fetch(web, { authInfo, parsedBody: inbound.raw }));
+    // An exchange that ends unanswered (the client gone, a time limit's answer) ends what is open.
+    if (operations)
+      res.once("close", () =>
+        operations.abandon(res.statusCode >= 400 ? String(res.statusCode) : "cancelled"),
+      );
+    const dispatch = () =>
+      dispatcher.dispatch(
+        inbound,
+        scope,
+        {
+          sdk: async () => {
+            const web = webRequest(req, MCP_PATH, scope.signal);
+            const authInfo = withScope(who.authInfo, scope);
+            const response = await handler.fetch(web, { authInfo, parsedBody: inbound.raw });
+            await sendResponse(res, response, operations?.answeredHttp);
+          },
+          reply: (response, failure) => {
+            if (!res.headersSent) json(res, 200, response);
+            operations?.replied(failure);
+          },
         },
-        reply: (response) => {
-          if (!res.headersSent) json(res, 200, response);
-        },
-      },
-      req.headers as CallHeaders,
-    );
+        req.headers as CallHeaders,
+      );
+    // Within the message's span, so what the call sends upstream and to the store is its child.
+    await (operations ? operations.run(dispatch) : dispatch());
   };
 }
 

@@ -31,19 +31,40 @@ export function json(
 /** Headers about the connection, not the answer: Node writes its own (`Connection: close` included). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding"]);
 
-/** Writes a web-standard response, streaming an event stream as it comes; a finished exchange is left alone. */
-export async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+/** Is told a response written: its status, content type and whole body (telemetry's `answeredHttp`). */
+export type ResponseObserver = (status: number, contentType: string | null, body: string) => void;
+
+/**
+ * Writes a web-standard response, streaming an event stream as it comes; a finished exchange is
+ * left alone. `observe`, when given, is told what was written once it is (an event stream's
+ * chunks are kept for it meanwhile).
+ */
+export async function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  observe?: ResponseObserver,
+): Promise<void> {
   if (res.headersSent || res.destroyed) return void response.body?.cancel().catch(() => {});
   const headers = [...response.headers].filter(([name]) => !HOP_BY_HOP.has(name));
   res.writeHead(response.status, Object.fromEntries(headers));
-  if (!response.body) return void res.end();
-  if (!response.headers.get("content-type")?.includes("text/event-stream"))
-    return void res.end(await response.text());
+  const type = response.headers.get("content-type");
+  if (!response.body) {
+    res.end();
+    return observe?.(response.status, type, "");
+  }
+  if (!type?.includes("text/event-stream")) {
+    const text = await response.text();
+    res.end(text);
+    return observe?.(response.status, type, text);
+  }
+  const kept: Uint8Array[] | undefined = observe && [];
   for await (const chunk of response.body) {
     if (res.destroyed) break;
     res.write(chunk);
+    kept?.push(chunk);
   }
   res.end();
+  if (kept) observe?.(response.status, type, Buffer.concat(kept).toString("utf8"));
 }
 
 /** The request headers the SDK's handlers read: content negotiation and MCP's own. */

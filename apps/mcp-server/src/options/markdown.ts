@@ -1,5 +1,5 @@
 import { GROUPS, type Group, type Setting, settingsOf, shownDefault } from "./setting.js";
-import { SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
+import { DOCUMENTED_VARIABLES, SETTINGS } from "./table.js";
 
 /** One table row's facts; absent ones leave their cell empty. */
 interface Row {
@@ -12,12 +12,12 @@ interface Row {
 
 const rowOf = (setting: Setting<unknown>): Row => ({ ...setting, shown: shownDefault(setting) });
 
-const rowsOf = (group: Group): Row[] =>
-  group === "Toolkits"
-    ? [...TOOLKIT_VARIABLES]
-    : settingsOf(SETTINGS)
-        .filter((setting) => setting.group === group)
-        .map(rowOf);
+const rowsOf = (group: Group): Row[] => [
+  ...settingsOf(SETTINGS)
+    .filter((setting) => setting.group === group)
+    .map(rowOf),
+  ...(DOCUMENTED_VARIABLES[group] ?? []),
+];
 
 const code = (text: string | undefined): string => (text === undefined ? "" : `\`${text}\``);
 /** Help text in a table cell: `|` would end the cell, and `<token>` would read as an HTML tag. */

@@ -3,8 +3,16 @@ import { adminCommands } from "./admin.js";
 import { signinCommands } from "./commands.js";
 import { fromEnvironment, HELP_POINTER } from "./environment.js";
 import { flagOption, variableRow } from "./help.js";
-import { type Environment, InvalidSetting, type Setting, settingsOf, valuesOf } from "./setting.js";
-import { readEnvironment, SETTINGS, TOOLKIT_VARIABLES } from "./table.js";
+import {
+  type Environment,
+  type Group,
+  InvalidSetting,
+  type Setting,
+  settingsOf,
+  type ToolkitVariable,
+  valuesOf,
+} from "./setting.js";
+import { DOCUMENTED_VARIABLES, readEnvironment, SETTINGS } from "./table.js";
 import type { Commands } from "./types.js";
 
 const ABOUT_VARIABLES = `
@@ -40,7 +48,8 @@ export function program(commands: Commands, version: string, env: Environment = 
       root.addOption(option);
     } else rows.push(variableRow(setting.group, setting.env, setting));
   }
-  rows.push(...TOOLKIT_VARIABLES.map((variable) => variableRow("Toolkits", variable.env, variable)));
+  for (const [group, variables] of Object.entries(DOCUMENTED_VARIABLES) as [Group, ToolkitVariable[]][])
+    rows.push(...variables.map((variable) => variableRow(group, variable.env, variable)));
   root.configureHelp({
     // The variables without flags are listed in their groups too (they are not options).
     visibleOptions: (command) => [...new Help().visibleOptions(command), ...(command === root ? rows : [])],

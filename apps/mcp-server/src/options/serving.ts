@@ -10,6 +10,7 @@ const inHttp = inGroup("HTTP");
 const inHttpLimits = inGroup("HTTP limits");
 const inUpstream = inGroup("Upstream");
 const inLogging = inGroup("Logging");
+const inTelemetry = inGroup("Telemetry");
 
 const TOOLSETS = [
   ...new Set(Object.values(TOOLKITS).flatMap((kit) => kit.tools.map((tool) => toolsetOf(tool, kit)))),
@@ -227,5 +228,18 @@ export const SERVING = {
     parse: oneOf(["debug", "info", "warn", "error"] as const),
     default: "warn",
     help: "stderr log level (JSON lines)",
+  }),
+  metricsPort: inTelemetry({
+    flag: "--metrics-port <port>",
+    env: "MCP_METRICS_PORT",
+    parse: integer(0, 65_535),
+    help: "serve the metrics in Prometheus' text format at /metrics on this port, a listener of its own (0 picks a free one); none by default",
+  }),
+  metricsHost: inTelemetry({
+    flag: "--metrics-host <host>",
+    env: "MCP_METRICS_HOST",
+    parse: text,
+    default: "127.0.0.1",
+    help: "interface the metrics listener binds (0.0.0.0 for a Prometheus in another container or pod)",
   }),
 };

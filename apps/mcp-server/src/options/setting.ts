@@ -21,6 +21,7 @@ export const GROUPS = [
   "Store",
   "Upstream",
   "Logging",
+  "Telemetry",
   "Sign-in",
   "Toolkits",
 ] as const;
@@ -53,7 +54,10 @@ export interface Setting<T> {
   secret?: boolean;
 }
 
-/** A variable the server passes to the toolkits untouched: documented here, read by them. */
+/**
+ * A variable documented here and read by someone else: the toolkits (passed to them untouched) or
+ * the OpenTelemetry SDK (the standard `OTEL_*` variables).
+ */
 export interface ToolkitVariable {
   env: string;
   help: string;

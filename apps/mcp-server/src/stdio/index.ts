@@ -1,12 +1,13 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio";
 import type { Logger } from "@toolkits/core";
-import { readInbound, type ToolRegistry } from "@toolkits/core/mcp";
+import { type MessageId, readInbound, type ToolRegistry } from "@toolkits/core/mcp";
 import { createDispatcher } from "../dispatch.js";
 import { iconSet } from "../icons/index.js";
 import { onShutdown } from "../lifecycle.js";
-import { callScope, carriedScope, carryScope } from "../scope.js";
+import { callScope, carriedScope, carryScope, scopedRegistry } from "../scope.js";
 import { createServerFor, serverInfo } from "../server.js";
+import { type Failure, type Operations, telemetry } from "../telemetry/index.js";
 import { type View, WHOLE } from "../views.js";
 import { LineGuard, type OversizedLine } from "./lines.js";
 import { StdioSession } from "./session.js";
@@ -65,26 +66,59 @@ export async function serveStdio(
   // The transport reads the guard, which never ends: the SDK's transport would abort the calls in
   // flight when its input ends, and shutdown decides when that happens instead.
   process.stdin.pipe(guard, { end: false });
+  // Telemetry's operations of the requests awaiting their answer, by id.
+  const open = new Map<MessageId, Operations>();
   const intercept = (message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void) => {
+    const receivedAt = performance.now();
     const inbound = readInbound(message, names);
     const read = inbound.single;
     // A batch on one line is the SDK's to refuse.
     if (!read) return deliver(message);
     unanswered.read(read);
     session.observe(read);
-    const scope = session.scope(read);
+    const operations = telemetry()?.operations(inbound, {
+      transport: "stdio",
+      protocolVersion: session.revision,
+      receivedAt,
+    });
+    const scope = session.scope(read, operations?.run);
+    if (operations) track(operations, read.id, read.cancels);
     const sdk = async () => {
-      if (read.id !== undefined && read.method !== undefined) carryScope(message, scope);
+      const request = read.id !== undefined && read.method !== undefined;
+      if (request) carryScope(message, scope);
       deliver(message);
+      // A notification is done once handed over.
+      if (!request) operations?.replied();
     };
-    dispatcher
-      .dispatch(inbound, scope, { sdk, reply: (response) => wire.sendSerialized(response, read.id) })
-      .catch((error: Error) => logger.error("stdio request failed", { error: error.message }));
+    const reply = (response: string, failure?: Failure) => {
+      const written = wire.sendSerialized(response, read.id);
+      // After the write: the answer is on its way before anything is recorded.
+      operations?.replied(failure);
+      return written;
+    };
+    const dispatch = () =>
+      dispatcher
+        .dispatch(inbound, scope, { sdk, reply })
+        .catch((error: Error) => logger.error("stdio request failed", { error: error.message }));
+    // Within the message's span, so what the call sends upstream is its child.
+    if (operations) operations.run(dispatch);
+    else dispatch();
+  };
+  /** Keeps a request's operations until its answer; a cancellation ends the one it names. */
+  const track = (operations: Operations, id: MessageId | undefined, cancels: MessageId | undefined) => {
+    if (id !== undefined) open.set(id, operations);
+    if (cancels === undefined) return;
+    open.get(cancels)?.abandon("cancelled");
+    open.delete(cancels);
   };
   // A closed transport cannot answer anything more, so there is nothing to wait for.
   const wire = new TrackingTransport(guard, unanswered, {
     closed: () => lifecycle.stop(TRANSPORT_CLOSED),
-    answered: (id) => session.release(id),
+    answered: (id, answer) => {
+      session.release(id);
+      if (answer) open.get(id)?.answered(answer);
+      open.delete(id);
+    },
     intercept,
   });
   const served = serveStdioEntry(
@@ -97,7 +131,10 @@ export async function serveStdio(
           apps: options.apps,
           info,
           // One server for the connection; each request's scope (its envelope) may change what it sees.
-          perRequest: (ctx) => registryOf(carriedScope(ctx).view),
+          perRequest: (ctx) => {
+            const scope = carriedScope(ctx);
+            return scopedRegistry(registryOf(scope.view), scope);
+          },
         },
       ),
     { transport: wire, onerror: (error) => logger.debug("stdio message refused", { error: error.message }) },

@@ -12,6 +12,7 @@ import { WHOLE } from "../views.js";
 export class StdioSession {
   #era: Era | undefined;
   #capabilities: ClientCapabilities | undefined;
+  #revision: string | undefined;
   readonly #stopping = new AbortController();
   readonly #calls = new Map<MessageId, AbortController>();
 
@@ -22,19 +23,28 @@ export class StdioSession {
   observe(message: InboundMessage): void {
     if (message.method === undefined) return;
     this.#era ??= message.era;
-    if (message.method === "initialize") this.#capabilities = message.capabilities;
+    if (message.method === "initialize") {
+      this.#capabilities = message.capabilities;
+      this.#revision = message.revision;
+    }
     if (message.cancels !== undefined) {
       this.#calls.get(message.cancels)?.abort();
       this.release(message.cancels);
     }
   }
 
+  /** The revision the client asked for at `initialize` (the one a 2025 connection speaks), if it has. */
+  get revision(): string | undefined {
+    return this.#revision;
+  }
+
   /**
    * The scope of a request read now, from the one scope builder: over stdio the server's own
    * flags are the whole selection, and what the client declared at `initialize` is known.
    */
-  scope(message: InboundMessage): RequestScope {
+  scope(message: InboundMessage, within?: RequestScope["within"]): RequestScope {
     return requestScope(message, {
+      within,
       caller: ANONYMOUS,
       signal: () => this.#stopping.signal,
       call: (id) => this.call(id),

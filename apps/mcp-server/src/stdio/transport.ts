@@ -7,8 +7,8 @@ import type { LineGuard, RequestId } from "./lines.js";
 export interface TrackingHooks {
   /** The transport closed: nothing more can be answered. */
   closed(): void;
-  /** The request `id` was answered, by the SDK or the fast path. */
-  answered(id: RequestId): void;
+  /** The request `id` was answered, by the SDK (`message`: its answer) or the fast path. */
+  answered(id: RequestId, message?: JSONRPCMessage): void;
   /** Sees every message read first, and hands on to `deliver` what the SDK should serve. */
   intercept(message: JSONRPCMessage, deliver: (message: JSONRPCMessage) => void): void;
 }
@@ -43,9 +43,11 @@ export class TrackingTransport extends StdioServerTransport {
 
   override send(message: JSONRPCMessage): Promise<void> {
     this.unanswered.written(message);
+    const sent = super.send(message);
+    // Told once the answer is written, so what its owner does then never holds the answer back.
     if (!("method" in message) && "id" in message && message.id !== undefined)
-      this.hooks.answered(message.id);
-    return super.send(message);
+      this.hooks.answered(message.id, message);
+    return sent;
   }
 
   /** Writes a response already serialized (the fast path's) to the request `id`, as `send` writes one. */

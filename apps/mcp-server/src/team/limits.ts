@@ -1,4 +1,5 @@
 import { type RateBudget, ToolError } from "@toolkits/core";
+import { telemetry } from "../telemetry/index.js";
 import { TOOLKITS } from "../toolkits.js";
 import type { RateLimiter, TeamStore } from "./store/index.js";
 
@@ -93,12 +94,23 @@ export function personLimits(
     async take(budget, key, signal) {
       const counted = budgets.get(budget);
       if (!counted) return;
-      const deadline = Date.now() + maxWaitMs;
+      const started = Date.now();
+      const deadline = started + maxWaitMs;
+      let slept = false;
       for (;;) {
         const waitMs = await counted.limiter.consume(key);
-        if (waitMs === 0) return;
-        if (Date.now() + waitMs > deadline) throw overBudget(budget, counted.limit, waitMs);
+        if (waitMs === 0) {
+          // Only a request that waited is recorded: most pass at once.
+          if (slept) telemetry()?.rateLimitWait(budget, Date.now() - started, false);
+          return;
+        }
+        if (Date.now() + waitMs > deadline) {
+          // Refused: recorded with the whole wait it would have needed.
+          telemetry()?.rateLimitWait(budget, Date.now() - started + waitMs, true);
+          throw overBudget(budget, counted.limit, waitMs);
+        }
         await sleep(waitMs, signal);
+        slept = true;
       }
     },
   };

@@ -1,5 +1,6 @@
 import type { Logger } from "@toolkits/core";
 import { PROVIDER_IDS, type ProviderId } from "../credentials/providers.js";
+import { pseudonymOf } from "./store/hash.js";
 import { hashKey, type TeamStore } from "./store/index.js";
 
 /**
@@ -36,11 +37,7 @@ export const personKey = (hash: string): string => `tk:person:${hash}`;
 const callKey = (hash: string) => `${personKey(hash)}:call`;
 const useKey = (hash: string, provider: ProviderId) => `${personKey(hash)}:use:${provider}`;
 
-/**
- * The short stand-in for a person that log lines carry (`"principal":"Xy3…"`): the first 12
- * characters of the hash their records are kept under. Never the principal itself.
- */
-export const pseudonymOf = (hash: string): string => hash.slice(0, 12);
+export { pseudonymOf };
 
 /** Records who signed in at /connect, and adds them to the index of people. @throws StoreUnavailable */
 export async function rememberSignIn(store: TeamStore, principal: string, display: string): Promise<void> {

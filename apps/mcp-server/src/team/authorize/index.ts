@@ -20,7 +20,7 @@ import { type ServerKeys, serverKeys, storedKeys, verificationKeys } from "./key
 import { logoCache } from "./logo.js";
 import { AS_PATH, createProvider, INTERACTION_PATH, ONE_RESOURCE, type ProviderModule } from "./provider.js";
 import { logAuthorizationRefusals } from "./refusal-events.js";
-import { logProviderRefusals } from "./refusals.js";
+import { countProviderGrants, logProviderRefusals } from "./refusals.js";
 import { registrationGate } from "./registration.js";
 import { grantChecker, type RevalidationPolicy } from "./revalidate.js";
 import { type ScopeRules, scopeRules } from "./scopes.js";
@@ -151,6 +151,7 @@ function authorizationServer(prepared: Prepared, deps: AuthorizationDeps): Autho
   adjust(provider, rules.supported);
   rememberDocumentFailures(provider, prepared.oidc.oidc.errors);
   logProviderRefusals(provider, prepared.logger);
+  countProviderGrants(provider);
   logAuthorizationRefusals(provider, prepared.logger);
   const interaction = interactions({
     provider,

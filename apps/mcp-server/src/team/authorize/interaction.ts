@@ -4,6 +4,7 @@ import type { Provider } from "oidc-provider";
 import { PROVIDER_IDS, PROVIDERS } from "../../credentials/providers.js";
 import { sendResponse } from "../../http/respond.js";
 import { readBody } from "../../pages.js";
+import { telemetry } from "../../telemetry/index.js";
 import { cookieName, cookieRequest, cookieValues, setCookie } from "../../web/cookies.js";
 import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
 import { page, redirect, SECURITY_HEADERS } from "../../web/respond.js";
@@ -63,28 +64,34 @@ export function interactions(deps: InteractionDeps) {
   return async (req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined) => {
     const details = await deps.provider.interactionDetails(req, res).catch(() => undefined);
     const step = action === undefined ? "sign-in" : "consent";
-    const refuse = (reason: string) => {
+    const refuse = (reason: string, cause: string) => {
       const clientId = (details?.params as { client_id?: string } | undefined)?.client_id;
-      logRefusal(deps.logger, step, { clientId, reason });
+      logRefusal(deps.logger, step, { clientId, reason, cause });
       return sendResponse(res, expired());
     };
     if (!details || details.uid !== uid)
-      return refuse("the authorization is over: it expired, was finished, or was started in another browser");
+      return refuse(
+        "the authorization is over: it expired, was finished, or was started in another browser",
+        "expired",
+      );
     const accountId = details.session?.accountId;
     // Who the browser is signed in as at /connect now: the person consenting must still be them.
     const person = await deps.personOf(cookieRequest(req));
     if (!person && action === undefined)
       return sendResponse(res, await deps.signIn(`${INTERACTION_PATH}/${uid}`));
     if (details.prompt.name === "login" || !accountId) {
-      if (action !== undefined || !person) return refuse("the consent form was posted before signing in");
+      if (action !== undefined || !person)
+        return refuse("the consent form was posted before signing in", "not_signed_in");
       const login = { login: { accountId: person } };
       return deps.provider.interactionFinished(req, res, login, { mergeWithLastSubmission: false });
     }
     if (person !== accountId)
       return refuse(
         "the browser is now signed in at /connect as someone else than who started the authorization",
+        "other_person",
       );
-    if (action !== undefined && action !== "consent") return refuse(`no such step: ${action.slice(0, 40)}`);
+    if (action !== undefined && action !== "consent")
+      return refuse(`no such step: ${action.slice(0, 40)}`, "no_such_step");
     return consentStep(deps, req, res, details, action === "consent");
   };
 }
@@ -139,7 +146,7 @@ async function answer(
     .find((cookie) => cookie?.uid === uid && cookie.clientId === approval.clientId);
   if (!shown || !csrfMatches(shown.csrf, form)) {
     const reason = "the consent form was not the one shown to this browser (its cookie or CSRF token)";
-    logRefusal(deps.logger, "consent", { clientId: approval.clientId, reason });
+    logRefusal(deps.logger, "consent", { clientId: approval.clientId, reason, cause: "form_expired" });
     return sendResponse(res, formExpired());
   }
   const ticked = new Set(form.getAll("scope"));
@@ -168,6 +175,8 @@ async function grantAndReturn(
   const refused = asked.filter((scope) => !approval.scopes.includes(scope));
   if (refused.length) grant.rejectResourceScope(approval.resource, refused.join(" "));
   const grantId = await grant.save();
+  // Consent given now, or given before for the same client, redirect URI and scopes.
+  telemetry()?.authStep("consent", "ok");
   await remember(deps.store, approval, { name, grantId });
   const returnTo = await deps.provider.interactionResult(req, res, { consent: { grantId } });
   const cleared = consentCookie(deps.secure, "", 0);

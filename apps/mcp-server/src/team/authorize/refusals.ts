@@ -1,5 +1,6 @@
 import type { Logger } from "@toolkits/core";
 import type { KoaContextWithOIDC, Provider } from "oidc-provider";
+import { telemetry } from "../../telemetry/index.js";
 
 /** The steps of connecting a client that the server may refuse, as the log names them. */
 export type RefusedStep =
@@ -19,14 +20,25 @@ export interface Refusal {
   reason: string;
   /** The OAuth error code answered, when there was one (`invalid_grant`, …). */
   error?: string;
+  /**
+   * Why, as one short fixed word (`expired`, `unknown_token`, …) where there is no OAuth error
+   * code: what the metrics count the refusal under.
+   */
+  cause?: string;
 }
+
+/** An OAuth error code (RFC 6749 §5.2: lower case words joined by `_`); anything else is no metric label. */
+const ERROR_CODE = /^[a-z_]{1,40}$/;
 
 /**
  * Logs one refusal at `info`, once per refused request, so "the client cannot connect" can be
  * diagnosed from the log alone: `{"msg":"oauth refused","step":"refresh","client_id":…,"reason":…}`.
  * A person appears only by the pseudonymous ids the rest of the log uses, never by a token or secret.
+ * With telemetry on, it is counted too (`toolkits.oauth.steps`, refused, by its error code or cause).
  */
 export function logRefusal(logger: Logger, step: RefusedStep, refusal: Refusal): void {
+  const code = refusal.error !== undefined && ERROR_CODE.test(refusal.error) ? refusal.error : undefined;
+  telemetry()?.authStep(step, "refused", code ?? refusal.cause ?? "refused");
   logger.info("oauth refused", {
     step,
     ...(refusal.clientId !== undefined && { client_id: refusal.clientId }),
@@ -62,5 +74,15 @@ export function logProviderRefusals(provider: Provider, logger: Logger): void {
   });
   provider.on("registration_create.error", (_ctx: KoaContextWithOIDC, error: OAuthFailure) => {
     logRefusal(logger, "registration", { error: error.error, reason: reasonOf(error) });
+  });
+}
+
+/**
+ * Counts the token requests oidc-provider grants (a code exchanged, a refresh), with telemetry on:
+ * the successes beside the refusals `logProviderRefusals` counts.
+ */
+export function countProviderGrants(provider: Provider): void {
+  provider.on("grant.success", (ctx: KoaContextWithOIDC) => {
+    telemetry()?.authStep(ctx.oidc.params?.grant_type === "refresh_token" ? "refresh" : "token", "ok");
   });
 }

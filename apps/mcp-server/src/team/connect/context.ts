@@ -5,8 +5,7 @@ import { withoutTrailingSlash } from "../../urls.js";
 import type { CookieSealer, StoreKeys } from "../../web/sealed-cookies.js";
 import type { AuthorizationServer } from "../authorize/index.js";
 import type { Connections } from "../connections.js";
-import { pseudonymOf } from "../people.js";
-import { hashKey, type TeamStore } from "../store/index.js";
+import type { TeamStore } from "../store/index.js";
 import { type SignInMethods, signInMethods } from "./methods.js";
 import { type Pending, pendingSealer } from "./pending.js";
 
@@ -95,5 +94,4 @@ export function connectContext(deps: ConnectDeps): ConnectContext {
   };
 }
 
-/** A short, stable stand-in for a person in log lines: never the principal itself (see `pseudonymOf`). */
-export const principalHash = (principal: string): string => pseudonymOf(hashKey(principal));
+export { principalHash } from "../store/hash.js";

@@ -40,9 +40,15 @@ export function exchangeFailure(error: unknown): Record<string, string | number>
 
 /**
  * Logs a refused sign-in (see team/authorize/refusals.ts), naming the client when the browser was
- * signing in for an authorization (its return path names a `client_id`); `reason` holds no secret.
+ * signing in for an authorization (its return path names a `client_id`); `reason` holds no secret,
+ * `cause` says it in one word for the metrics.
  */
-export function logSignInRefusal(ctx: ConnectContext, returnTo: string | undefined, reason: string): void {
+export function logSignInRefusal(
+  ctx: ConnectContext,
+  returnTo: string | undefined,
+  reason: string,
+  cause: string,
+): void {
   const clientId = returnTo ? URL.parse(returnTo, ctx.base)?.searchParams.get("client_id") : undefined;
-  logRefusal(ctx.logger, "sign-in", { clientId: clientId ?? undefined, reason });
+  logRefusal(ctx.logger, "sign-in", { clientId: clientId ?? undefined, reason, cause });
 }

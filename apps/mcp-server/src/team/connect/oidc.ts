@@ -59,6 +59,7 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
       ctx,
       pending?.returnTo,
       "the identity provider's answer came to a browser with no sign-in under way",
+      "expired",
     );
     return signInExpired();
   }
@@ -67,6 +68,7 @@ export async function finishSignIn(ctx: ConnectContext, request: Request): Promi
       ctx,
       pending.returnTo,
       "the identity provider's answer is for a sign-in another browser started",
+      "started_elsewhere",
     );
     return startedElsewhere();
   }
@@ -114,7 +116,7 @@ const startedElsewhere = () =>
 function signInFailed(ctx: ConnectContext, pending: Pending, error: unknown): Response {
   if (error instanceof oauth.AuthorizationResponseError) {
     const reason = `the identity provider did not sign the person in (${oauthErrorCode(error)})`;
-    logSignInRefusal(ctx, pending.returnTo, reason);
+    logSignInRefusal(ctx, pending.returnTo, reason, "idp_refused");
     return page(
       403,
       messagePage(

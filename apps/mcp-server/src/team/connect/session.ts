@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { telemetry } from "../../telemetry/index.js";
 import { cookieName, cookieValues, setCookie } from "../../web/cookies.js";
 import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
 import { readForm, redirect } from "../../web/respond.js";
@@ -83,6 +84,7 @@ export async function signIn(
   pending: Pending,
 ): Promise<Response> {
   const id = randomBytes(32).toString("base64url");
+  telemetry()?.authStep("sign-in", "ok");
   const record: SessionRecord = { principal, display, csrf: newCsrfToken() };
   const key = hashKey(id);
   await ctx.store.set(storeKey(key), record, SESSION_TTL_MS);

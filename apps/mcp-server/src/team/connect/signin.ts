@@ -63,12 +63,17 @@ export async function submitToken(ctx: ConnectContext, request: Request): Promis
   const pending = currentPending(ctx, request);
   const form = await readForm(request);
   if (!pending || !form || !csrfMatches(pending.csrf, form)) {
-    logSignInRefusal(ctx, pending?.returnTo, "the token form was not the one shown to this browser");
+    logSignInRefusal(
+      ctx,
+      pending?.returnTo,
+      "the token form was not the one shown to this browser",
+      "form_expired",
+    );
     return formExpired();
   }
   const principal = token(form.get("token")?.trim() ?? "");
   if (!principal) {
-    logSignInRefusal(ctx, pending.returnTo, "the token posted is not one this server knows");
+    logSignInRefusal(ctx, pending.returnTo, "the token posted is not one this server knows", "unknown_token");
     const error = "That token is not one this server knows.";
     return page(401, tokenSignInPage(pending.csrf, { error, idp: oidc !== undefined }));
   }

@@ -1,11 +1,14 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { Logger, StateStore } from "@toolkits/core";
+import { telemetry } from "../../telemetry/index.js";
 import { openFileStore } from "./file.js";
+import { hashKey } from "./hash.js";
 import type { KeyValueStore, RateLimiter, RateLimiterOptions, StoredRecord } from "./kv.js";
 import { redisStore } from "./redis.js";
 import { createSealer, type Sealer } from "./sealed.js";
 
+export { hashKey } from "./hash.js";
 export { type RateLimiter, type RateLimiterOptions, type StoredRecord, StoreUnavailable } from "./kv.js";
 export { defaultStorePath } from "./location.js";
 
@@ -106,14 +109,6 @@ export interface StoreSettings {
 }
 
 /**
- * A key name's part for a value that must not appear in the clear (a principal, a code, a session
- * id): the first 32 characters of base64url(sha256(value)) — 192 bits, so no two collide.
- */
-export function hashKey(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("base64url").slice(0, 32);
-}
-
-/**
  * Ends what each member of the index `key` names (`end` resolves to whether there was anything to
  * end), then empties the index: O(its members), never a walk of the store. Resolves to how many
  * there were. @throws StoreUnavailable
@@ -161,7 +156,10 @@ export async function once(store: TeamStore, marker: string, walk: () => Promise
 export async function openStore(settings: StoreSettings, logger: Logger): Promise<TeamStore> {
   // The keys first: a bad one is refused before anything connects.
   const sealer = createSealer(settings.key, settings.previousKey, logger);
-  return teamStore(await openBackend(settings.url, logger), sealer);
+  const backend = await openBackend(settings.url, logger);
+  // With telemetry on, every operation on the backend is recorded (spans within a call, a duration).
+  const recorded = telemetry()?.store(backend, /^rediss?:/i.test(settings.url) ? "redis" : "file");
+  return teamStore(recorded ?? backend, sealer);
 }
 
 async function openBackend(url: string, logger: Logger): Promise<KeyValueStore> {
