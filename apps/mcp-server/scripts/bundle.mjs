@@ -138,6 +138,9 @@ await build({
   // source does. Node compiles every byte it loads at start, and the bundle's start loads over 1 MB.
   minifyWhitespace: true,
   minifySyntax: true,
+  // Syntax minification loses some classes' names; oidc-provider hands each model's class `name`
+  // to the store adapter, which keys and bounds records by it (without, no sign-in finishes).
+  keepNames: true,
   sourcemap: true,
   // The maps still name each original file and line (for --enable-source-maps) but leave out its
   // text, which would more than double the package.
