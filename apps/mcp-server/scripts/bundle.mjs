@@ -134,13 +134,11 @@ await build({
   // `open` runs the xdg-open script it ships, from its own directory, where a Linux machine has
   // none; a bundle cannot carry it (packing drops its executable bit), so open stays a dependency.
   external: ["open"],
-  // Whitespace and syntax only: names stay as written, so stack traces and error names read as the
-  // source does. Node compiles every byte it loads at start, and the bundle's start loads over 1 MB.
+  // Whitespace only: names and syntax stay as written, so stack traces and error names read as the
+  // source does, and so do class names, which oidc-provider keys each model's records by (syntax
+  // minification drops a class expression's unused name). Node compiles every byte it loads at
+  // start, and the bundle's start loads about 1 MB.
   minifyWhitespace: true,
-  minifySyntax: true,
-  // Syntax minification loses some classes' names; oidc-provider hands each model's class `name`
-  // to the store adapter, which keys and bounds records by it (without, no sign-in finishes).
-  keepNames: true,
   sourcemap: true,
   // The maps still name each original file and line (for --enable-source-maps) but leave out its
   // text, which would more than double the package.
