@@ -26,6 +26,7 @@ import { parseRateLimits, personLimits } from "./limits.js";
 import { endPerson } from "./offboard.js";
 import { personActivity } from "./people.js";
 import { indexPeople } from "./people-indexes.js";
+import { principalHash } from "./store/hash.js";
 import { hashKey, openStore, StoreUnavailable, type TeamStore } from "./store/index.js";
 import { endRemovedNames } from "./token-names.js";
 
@@ -237,11 +238,14 @@ function clientMemory(store: TeamStore, logger: Logger): ClientMemory {
   };
 }
 
-/** One info line per tool call: who, which tool, the outcome, how long, how many upstream requests. */
+/**
+ * One info line per tool call: who (by the pseudonym every log line, span and `admin` listing
+ * uses, never the principal), which tool, the outcome, how long, how many upstream requests.
+ */
 function auditLog(logger: Logger): (record: CallRecord) => void {
   return ({ tool, principal, outcome, durationMs, upstreamRequests }) =>
     logger.info("tool call", {
-      principal,
+      ...(principal !== undefined && { principal: principalHash(principal) }),
       tool,
       outcome,
       duration_ms: Math.round(durationMs * 10) / 10,

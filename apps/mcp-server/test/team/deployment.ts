@@ -3,7 +3,7 @@
 // identity provider and authorization servers (oauth2-mock-server) and the fake upstreams checking
 // whose token they get. Or the single-process layout on the embedded file store.
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +64,13 @@ export interface Deployment {
   restart(index: number, env?: Record<string, string>, stopped?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
+
+/**
+ * How the server's log lines name `principal`: the first 12 characters of base64url(sha256), as
+ * the README documents, worked out here apart from the server's code.
+ */
+export const pseudonym = (principal: string): string =>
+  createHash("sha256").update(principal, "utf8").digest("base64url").slice(0, 12);
 
 /** The upstream limits for the test: PagerDuty 60 per 10 s, the others out of the way. */
 export const RATE_LIMITS = "pager=60/10s,sheets-read=6000/10s,sheets-write=600/10s,marketing=100/1s";

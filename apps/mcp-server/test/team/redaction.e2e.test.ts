@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectHttp, type TestClient } from "../clients.js";
 import { type Browser, browser, type Page } from "./browser.js";
-import { type Deployment, startDeployment } from "./deployment.js";
+import { type Deployment, pseudonym, startDeployment } from "./deployment.js";
 
 let d: Deployment;
 const clients = new Map<string, TestClient>();
@@ -65,7 +65,7 @@ describe("strings pasted into the App API key form and refused", () => {
     await (await clientOf("mallory")).call("Pager_WhoAmI");
     const audit = logLines().filter((line) => line.includes('"msg":"tool call"'));
     expect(audit.length).toBeGreaterThan(1);
-    for (const line of audit) expect(line).toContain(`"principal":"${principal("mallory")}"`);
+    for (const line of audit) expect(line).toContain(`"principal":"${pseudonym(principal("mallory"))}"`);
   });
 
   it("leave other people's connect links whole and working", async () => {

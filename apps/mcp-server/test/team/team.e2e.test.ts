@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonRpcAnswer } from "../clients.js";
 import { browser } from "./browser.js";
 import { INSTALL_TIMEOUT_MS } from "./debian.js";
-import { type Deployment, type Layout, PAGER_LIMIT, startDeployment } from "./deployment.js";
+import { type Deployment, type Layout, PAGER_LIMIT, pseudonym, startDeployment } from "./deployment.js";
 import { personData } from "./upstreams.js";
 
 const LAYOUTS: Layout[] = [
@@ -373,14 +373,14 @@ describe.each(LAYOUTS)("team deployment: $name", (layout) => {
       expect(d.replicas.every((replica) => replica.child.exitCode === null)).toBe(true);
     }, 60_000);
 
-  it("logs one audit line per tool call (person, tool, outcome, duration, upstream requests), and no secret anywhere", async () => {
+  it("logs one audit line per tool call (person by pseudonym, tool, outcome, duration, upstream requests), and no secret or principal anywhere", async () => {
     const lines = d.replicas
       .flatMap((replica) => replica.stderr().split("\n"))
       .filter((line) => line.includes('"msg":"tool call"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toContainEqual(
       expect.objectContaining({
-        principal: `${d.idp.url}#alice`,
+        principal: pseudonym(`${d.idp.url}#alice`),
         tool: expect.stringMatching(/^Pager[._]WhoAmI$/),
         outcome: "ok",
         duration_ms: expect.any(Number),
@@ -388,8 +388,9 @@ describe.each(LAYOUTS)("team deployment: $name", (layout) => {
       }),
     );
     expect(lines).toContainEqual(
-      expect.objectContaining({ principal: `${d.idp.url}#bob`, outcome: "unauthenticated" }),
+      expect.objectContaining({ principal: pseudonym(`${d.idp.url}#bob`), outcome: "unauthenticated" }),
     );
+    for (const line of lines) expect(JSON.stringify(line)).not.toContain(d.idp.url);
     const logs = d.replicas.map((replica) => replica.stderr()).join("\n");
     const secrets = [
       ...d.pagerAuth.issued,
