@@ -22,7 +22,8 @@ const { values } = parseArgs({
 const CALLS = Number(values.calls);
 const ROUNDS = 20;
 const GOAL_MS = 1;
-const GOAL_RATIO = 1.3;
+/** Against the bare SDK tool, judged on Node 24 (the line the image runs). */
+const GOAL_RATIO = 1.2;
 /** Telemetry on, exporting, against off: within 15%; off against the baseline build: within 3%. */
 const GOAL_TELEMETRY = 1.15;
 const GOAL_BASELINE = 1.03;

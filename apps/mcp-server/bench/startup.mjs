@@ -38,7 +38,8 @@ const CREDENTIALS = {
   MARKETING_API_KEY: "bench-marketing-key",
 };
 const MODES = [
-  { name: "with credentials", args: [], env: CREDENTIALS, goal: { atMost: 1.0 } },
+  // The goals are judged on Node 24, the line the image runs (`bench:node-lines`).
+  { name: "with credentials", args: [], env: CREDENTIALS, goal: { atMost: 0.9 } },
   // Every toolkit warns on stderr that it is not configured.
   { name: "without credentials", args: [], env: {}, goal: { atMost: 1.15 } },
   { name: "--sandbox", args: ["--sandbox"], env: {}, goal: { atMost: 1.5 } },
