@@ -51,7 +51,7 @@ describe("admin revoke on two replicas with Redis", () => {
       expect(page.text).toContain(`Connected ${title} as carol@example.com`);
     }
     marketingLink = linkIn((await call("MarketingApi_GetAllSegments")).text, "marketing");
-    expect(marketingLink).toBeTruthy();
+    expect(marketingLink).toMatch(/\/connect\/marketing\?code=/);
     for (const replica of d.replicas) {
       const answer = await call("Pager_WhoAmI", replica.url);
       expect(answer.isError, answer.text).toBe(false);
