@@ -8,10 +8,15 @@ import {
   type MissingCredential,
   type StateStore,
   sandboxHost,
+  secretsFromEnv,
+  ToolError,
   type Toolkit,
   tokensFromEnv,
   type UpstreamLimits,
 } from "@toolkits/core";
+import { API_KEY_SECRET } from "@toolkits/marketing";
+import type { ChoosingHost, ChosenParts } from "./credentials/choice.js";
+import { type AccountChoice, chosen, NO_CHOICE } from "./credentials/labels.js";
 import { storedTokens } from "./credentials/local.js";
 import { isOAuthProvider } from "./credentials/providers.js";
 import type { ServerOptions } from "./options/index.js";
@@ -34,28 +39,55 @@ const PAGES_URL_SETTING = "TOOLKITS_PUBLIC_URL";
 /**
  * Credentials and settings from the toolkits' variables (`ServerOptions.toolkitEnv`), the normal
  * way to run; OAuth access tokens fall back to the user's sign-in store (`toolkits-mcp login`) when
- * no `*_ACCESS_TOKEN` is set.
+ * no `*_ACCESS_TOKEN` is set. A provider whose account `accounts` (or a connector URL, through
+ * `chooseAccounts`) chooses by label is served by that sign-in alone: the variables name no account.
  */
 export function environmentHost(
   options: HostOptions,
   env: ServerOptions["toolkitEnv"],
   tokenFile: string,
-): Host {
+  accounts: AccountChoice = NO_CHOICE,
+): ChoosingHost {
   const fromEnv = tokensFromEnv(env);
   const fromStore = storedTokens(tokenFile, options.logger);
-  return envHost(env, {
-    logger: options.logger,
-    maxResultBytes: options.maxResultBytes,
-    upstream: options.upstream,
-    state: options.state,
-    settings: withPagesUrl(
-      (name) => env[name] || undefined,
-      () => options.pagesUrl,
-    ),
-    tokens: async (provider, scopes) => (await fromEnv(provider, scopes)) ?? fromStore(provider, scopes),
-    howToSupply: signinAdvice,
-  });
+  const fromEnvSecrets = secretsFromEnv(env);
+  const parts = (choice: AccountChoice): ChosenParts => {
+    const stored = fromStore(choice);
+    return {
+      tokens: async (provider, scopes) => {
+        const labelled = isOAuthProvider(provider) && choice[provider] !== undefined;
+        return (labelled ? undefined : await fromEnv(provider, scopes)) ?? stored(provider, scopes);
+      },
+      secrets: (name) => {
+        if (name === API_KEY_SECRET && choice.marketing !== undefined) throw unlabelledKey(choice.marketing);
+        return fromEnvSecrets(name);
+      },
+    };
+  };
+  return {
+    ...envHost(env, {
+      logger: options.logger,
+      maxResultBytes: options.maxResultBytes,
+      upstream: options.upstream,
+      state: options.state,
+      settings: withPagesUrl(
+        (name) => env[name] || undefined,
+        () => options.pagesUrl,
+      ),
+      howToSupply: signinAdvice,
+      ...parts(accounts),
+    }),
+    chooseAccounts: (choice) => parts(chosen(accounts, choice)),
+  };
 }
+
+/** The answer for a chosen marketing account: a shared server's one key names none. */
+const unlabelledKey = (label: string) =>
+  new ToolError(
+    "unauthenticated",
+    `No Customer.io account labelled “${label}” is configured: this server's ${API_KEY_SECRET} names no account. Use the URL without @${label}.`,
+    { retryable: false },
+  );
 
 /** The environment advice, plus `toolkits-mcp login` for the providers it can sign in to. */
 function signinAdvice(missing: MissingCredential): string {

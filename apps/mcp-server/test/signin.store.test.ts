@@ -40,13 +40,18 @@ describe("the token file", () => {
     expect((await stat(join(configHome, "toolkits-mcp"))).mode & 0o777).toBe(0o700);
     const file = JSON.parse(await readFile(store.path, "utf8"));
     expect(file).toMatchObject({
-      version: 1,
+      version: 2,
       providers: {
-        pager: { access_token: "first-access", refresh_token: "first-refresh", scopes: ["read"] },
+        pager: {
+          default: "default",
+          accounts: {
+            default: { access_token: "first-access", refresh_token: "first-refresh", scopes: ["read"] },
+          },
+        },
       },
     });
-    expect(typeof file.providers.pager.expires_at).toBe("number");
-    expect(typeof file.providers.pager.obtained_at).toBe("number");
+    expect(typeof file.providers.pager.accounts.default.expires_at).toBe("number");
+    expect(typeof file.providers.pager.accounts.default.obtained_at).toBe("number");
   });
 
   it("reads sign-ins back with every credential wrapped so it never prints", async () => {
@@ -101,7 +106,7 @@ describe("the token file", () => {
     await expect(store.get("google")).rejects.toThrow("not JSON");
   });
 
-  it("opens a file written in today's format, version 1, and writes its grants back unchanged", async () => {
+  it("opens a version-1 file as each provider's single account, and writes it back as version 2 unchanged", async () => {
     const today = {
       version: 1,
       providers: {
@@ -125,7 +130,9 @@ describe("the token file", () => {
     await writeFile(store.path, `${JSON.stringify(today, null, 2)}\n`);
 
     const pager = await store.get("pager");
+    expect(await store.get("pager", "default")).toEqual(pager);
     expect(pager).toMatchObject({
+      label: "default",
       provider: "pager",
       scopes: ["read"],
       tokenType: "bearer",
@@ -140,23 +147,30 @@ describe("the token file", () => {
 
     await store.save(sampleSignIn("google", { provider: "google" }));
     const written = JSON.parse(await readFile(store.path, "utf8"));
-    expect(written.version).toBe(1);
-    expect(written.providers.pager).toEqual(today.providers.pager);
-    expect(Object.keys(written.providers.google)).toEqual(Object.keys(today.providers.pager));
+    expect(written.version).toBe(2);
+    expect(written.providers.pager).toEqual({
+      default: "default",
+      accounts: { default: today.providers.pager },
+    });
+    expect(Object.keys(written.providers.google.accounts.default)).toEqual(
+      Object.keys(today.providers.pager),
+    );
   });
 
-  it("lets one holder at a time take a provider's refresh lock, across instances", async () => {
+  it("lets one holder at a time take an account's refresh lock, across instances", async () => {
     await store.save(sampleSignIn("locked"));
     const other = new TokenFile(store.path); // another process's view
-    const release = await store.lock("pager", 30_000);
+    const release = await store.lock("pager", "eu", 30_000);
     expect(release).toBeDefined();
-    expect(await other.lock("pager", 30_000)).toBeUndefined();
-    const google = await other.lock("google", 30_000);
+    expect(await other.lock("pager", "eu", 30_000)).toBeUndefined();
+    const google = await other.lock("google", "eu", 30_000);
+    const us = await other.lock("pager", "us", 30_000);
     expect(google).toBeDefined();
+    expect(us).toBeDefined();
     await release?.();
-    const again = await other.lock("pager", 30_000);
+    const again = await other.lock("pager", "eu", 30_000);
     expect(again).toBeDefined();
-    await Promise.all([google?.(), again?.()]);
+    await Promise.all([google?.(), us?.(), again?.()]);
     expect(await readdir(join(configHome, "toolkits-mcp"))).toEqual(["tokens.json"]);
   });
 });

@@ -1,6 +1,5 @@
-import type { GrantRecord } from "../credentials/grant.js";
 import { PROVIDER_IDS, type ProviderId } from "../credentials/providers.js";
-import { connectionKey } from "../credentials/team-grants.js";
+import { connectionRecords } from "../credentials/team-grants.js";
 import { grantAlive, personGrants } from "../team/authorize/adapter.js";
 import { type AuthorisedClient, authorisedKey, personIndex } from "../team/authorize/consent.js";
 import { personSessions } from "../team/connect/session.js";
@@ -27,17 +26,15 @@ interface Listed extends Person {
 
 async function connectionsOf(store: TeamStore, person: Person): Promise<Connection[]> {
   const records = await Promise.all(
-    PROVIDER_IDS.map((provider) => store.get<GrantRecord>(connectionKey(person.hash, provider))),
+    PROVIDER_IDS.map((provider) => connectionRecords(store, person.hash, provider)),
   );
-  return records
-    .filter((record) => record !== undefined)
-    .map(({ provider, account, scopes, connectedAt }) => ({
-      provider,
-      account,
-      scopes: scopes ?? [],
-      connectedAt,
-      lastUse: person.lastUse[provider],
-    }));
+  return records.flat().map(({ provider, account, scopes, connectedAt }) => ({
+    provider,
+    account,
+    scopes: scopes ?? [],
+    connectedAt,
+    lastUse: person.lastUse[provider],
+  }));
 }
 
 /** How many of the person's grants are alive (a member may outlive its grant, ended by itself). */

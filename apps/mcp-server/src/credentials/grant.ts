@@ -10,6 +10,11 @@ interface GrantBase {
   connectedAt: number;
   /** Who the upstream says this is, for pages ("alice@example.com"); never a credential. */
   account?: string;
+  /**
+   * Which of the person's accounts at this provider it is (`work`, `eu`; see labels.ts). Always set
+   * on a grant a store returns; a new grant saved without one is named by its store from `account`.
+   */
+  label?: string;
 }
 
 /**
@@ -49,6 +54,8 @@ export interface GrantRecord {
   provider: ProviderId;
   connectedAt: number;
   account?: string;
+  /** Absent in records written before accounts had labels: the store supplies one. */
+  label?: string;
   accessToken?: string;
   refreshToken?: string;
   expiresAt?: number;
@@ -65,7 +72,11 @@ export interface GrantRecord {
 export function grantOf(record: GrantRecord): Grant {
   const { provider, accessToken, refreshToken, clientId, clientSecret, apiKey, region, ...rest } = record;
   const secret = (what: string, value: string) => new Secret(`${provider.toUpperCase()}_${what}`, value);
-  const base = { connectedAt: rest.connectedAt, ...(rest.account ? { account: rest.account } : {}) };
+  const base = {
+    connectedAt: rest.connectedAt,
+    ...(rest.account ? { account: rest.account } : {}),
+    ...(rest.label ? { label: rest.label } : {}),
+  };
   if (provider === "marketing") return { ...base, provider, apiKey: secret("API_KEY", apiKey ?? ""), region };
   return {
     ...base,

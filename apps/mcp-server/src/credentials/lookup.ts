@@ -1,5 +1,5 @@
 import { type ConnectLink, type Secret, ToolError } from "@toolkits/core";
-import { GrantRefused, isStale } from "./grant.js";
+import { GrantRefused, isStale, type OAuthGrant } from "./grant.js";
 import { type OAuthProvider, type OAuthProviderId, PROVIDERS, type Provider } from "./providers.js";
 import type { Refresh } from "./refresh.js";
 import { available, type GrantStore } from "./store.js";
@@ -15,10 +15,13 @@ export interface Remedy {
  * the per-user mode gives a connect link.
  */
 export interface Advice<Absent> {
-  /** For a provider without a grant: `Absent` to answer, or a rejection. */
-  missing(provider: Provider): Promise<Absent>;
-  /** For a grant the provider refused to renew; `why` completes "The grant …". */
-  refused(provider: OAuthProvider, why: string): Promise<Remedy>;
+  /**
+   * For a provider without a grant (without the account `label`, when one was chosen): `Absent` to
+   * answer, or a rejection; a chosen label's answer names it, and is never another account's.
+   */
+  missing(provider: Provider, label?: string): Promise<Absent>;
+  /** For the grant of the account `label` the provider refused to renew; `why` completes "The grant …". */
+  refused(provider: OAuthProvider, why: string, label?: string): Promise<Remedy>;
   /** For a grant lacking scopes a tool needs (`missing`). */
   lacksScopes(provider: OAuthProvider, missing: readonly string[]): Promise<Remedy>;
 }
@@ -28,12 +31,14 @@ export const signInFirst = (remedy: Remedy): ToolError =>
   new ToolError("unauthenticated", remedy.message, { retryable: false, connect: remedy.connect });
 
 /**
- * An OAuth provider's access token from the grant in `store`, refreshed shortly before it expires,
- * for a tool that declares `scopes`; `Absent` (as `advice` says) when there is no grant.
+ * An OAuth provider's access token from the grant in `store` of the account `label` (the
+ * provider's default account when undefined), refreshed shortly before it expires, for a tool that
+ * declares `scopes`; `Absent` (as `advice` says) when there is no such grant.
  */
 export type AccessTokens<Absent> = (
   provider: OAuthProviderId,
   scopes: readonly string[],
+  label?: string,
 ) => Promise<string | Absent>;
 
 /**
@@ -49,11 +54,11 @@ export function accessTokens<Absent>(
   advice: Advice<Absent>,
   refresh: Refresh,
 ): AccessTokens<Absent> {
-  return async (id, scopes) => {
+  return async (id, scopes, label) => {
     const provider = PROVIDERS[id];
-    let grant = await available(() => store.get(id));
-    if (grant && isStale(grant, Date.now())) grant = await renewed(store, advice, provider, refresh);
-    if (!grant) return advice.missing(provider);
+    let grant = await available(() => store.get(id, label));
+    if (grant && isStale(grant, Date.now())) grant = await renewed(store, advice, grant, refresh);
+    if (!grant) return advice.missing(provider, label);
     const granted = grant.scopes;
     if (!provider.covers(granted, scopes)) {
       const missing = scopes.filter((scope) => !granted.includes(scope));
@@ -65,16 +70,17 @@ export function accessTokens<Absent>(
 }
 
 /**
- * The marketing App API key and its region from the grant in `store`; `Absent` (as `advice` says)
- * when there is none. @throws ToolError `unavailable` when the store is out of reach.
+ * The marketing App API key and its region from the grant in `store` of the account `label` (the
+ * default account when undefined); `Absent` (as `advice` says) when there is none.
+ * @throws ToolError `unavailable` when the store is out of reach.
  */
 export function marketingKey<Absent>(
   store: GrantStore<"marketing">,
   advice: Advice<Absent>,
-): () => Promise<{ key: string; region: "us" | "eu" | undefined } | Absent> {
-  return async () => {
-    const grant = await available(() => store.get("marketing"));
-    if (!grant) return advice.missing(PROVIDERS.marketing);
+): (label?: string) => Promise<{ key: string; region: "us" | "eu" | undefined } | Absent> {
+  return async (label) => {
+    const grant = await available(() => store.get("marketing", label));
+    if (!grant) return advice.missing(PROVIDERS.marketing, label);
     return { key: revealed(PROVIDERS.marketing, grant.apiKey), region: grant.region };
   };
 }
@@ -82,14 +88,15 @@ export function marketingKey<Absent>(
 async function renewed<Absent>(
   store: GrantStore<OAuthProviderId>,
   advice: Advice<Absent>,
-  provider: OAuthProvider,
+  stale: OAuthGrant,
   refresh: Refresh,
 ) {
   try {
-    return await refresh(store, provider.id);
+    // A grant read from a store always has its label.
+    return await refresh(store, stale.provider, stale.label as string);
   } catch (error) {
     if (!(error instanceof GrantRefused)) throw error;
-    throw signInFirst(await advice.refused(provider, error.message));
+    throw signInFirst(await advice.refused(PROVIDERS[stale.provider], error.message, stale.label));
   }
 }
 

@@ -18,21 +18,23 @@ const REFRESH_POLL_MS = 100;
 export type Refresh = (
   store: GrantStore<OAuthProviderId>,
   provider: OAuthProviderId,
+  label: string,
 ) => Promise<OAuthGrant | undefined>;
 
 /**
- * The one refresh path. Concurrent calls of this process for one store and provider share a single
- * flight; the flight takes the store's lock, reads the grant again (another process may just have
+ * The one refresh path, for the account `label` at a provider. Concurrent calls of this process for
+ * one store and account share a single flight; the flight takes the store's lock on that account,
+ * reads the grant again (another process may just have
  * refreshed it), refreshes it only if it is still stale, and saves it. Without the lock it waits
  * for the holder to finish, reading again, for at most 30 s.
  */
 export function refresher(logger: Logger): Refresh {
   const flights = new Map<string, Promise<OAuthGrant | undefined>>();
-  return (store, provider) => {
-    const key = `${store.id}\n${provider}`;
+  return (store, provider, label) => {
+    const key = `${store.id}\n${provider}\n${label}`;
     let flight = flights.get(key);
     if (!flight) {
-      flight = underLock(store, provider, logger).finally(() => flights.delete(key));
+      flight = underLock(store, provider, label, logger).finally(() => flights.delete(key));
       flights.set(key, flight);
     }
     return flight;
@@ -42,13 +44,14 @@ export function refresher(logger: Logger): Refresh {
 async function underLock(
   store: GrantStore<OAuthProviderId>,
   provider: OAuthProviderId,
+  label: string,
   logger: Logger,
 ): Promise<OAuthGrant | undefined> {
   const deadline = Date.now() + REFRESH_LOCK_MS;
   do {
-    const release = await available(() => store.lock(provider, REFRESH_LOCK_MS));
+    const release = await available(() => store.lock(provider, label, REFRESH_LOCK_MS));
     try {
-      const current = await available(() => store.get(provider));
+      const current = await available(() => store.get(provider, label));
       if (!current || !isStale(current, Date.now())) return current;
       if (release) return await renew(store, current, logger);
     } finally {
@@ -74,6 +77,7 @@ async function renew(
   await available(() => store.save(renewed));
   logger.info(`refreshed the ${PROVIDERS[current.provider].title} sign-in`, {
     provider: current.provider,
+    label: current.label,
     expires_at: renewed.expiresAt === undefined ? undefined : new Date(renewed.expiresAt).toISOString(),
     refresh_token_rotated: renewed.refreshToken !== current.refreshToken,
   });

@@ -8,23 +8,41 @@ export type Release = () => Promise<void>;
 
 /**
  * Where grants live: the `login` token file (one person) or the sealed team store (one store per
- * person). Methods reject with StoreUnavailable when a shared store is out of reach, and with a
- * ToolError `unauthenticated` naming the file when the token file cannot be read.
+ * person). A person may hold several accounts at one provider, each under its label (see
+ * labels.ts), one of them the provider's default: the first connected, until another is made
+ * default or it is removed (then the earliest connected of the rest). Methods reject with
+ * StoreUnavailable when a shared store is out of reach, and with a ToolError `unauthenticated`
+ * naming the file when the token file cannot be read.
  */
 export interface GrantStore<P extends ProviderId = ProviderId> {
   /** Names these grants within this process (the file, the person), so refreshes can be shared. */
   readonly id: string;
-  get<Q extends P>(provider: Q): Promise<GrantOf<Q> | undefined>;
-  /** Stores (or replaces) the grant of its provider. */
-  save(grant: GrantOf<P>): Promise<void>;
-  /** Removes the provider's grant and returns it, so the caller can revoke it upstream. */
-  remove<Q extends P>(provider: Q): Promise<GrantOf<Q> | undefined>;
   /**
-   * Takes the lock on refreshing the provider's grant, across every process using this store, for
+   * The account labelled `label` at `provider`, or the provider's default account when `label` is
+   * undefined; `undefined` when there is no such account (never another account instead).
+   */
+  get<Q extends P>(provider: Q, label?: string): Promise<GrantOf<Q> | undefined>;
+  /** Every account at `provider`, the default first, each with its label. */
+  list<Q extends P>(provider: Q): Promise<GrantOf<Q>[]>;
+  /**
+   * Stores (or replaces) the grant under its label; a grant without a label is named from its
+   * account (labels.ts `labelFor`: the same account keeps its label). The first account of a
+   * provider becomes its default. Resolves to the label it was saved under.
+   */
+  save(grant: GrantOf<P>): Promise<string>;
+  /**
+   * Removes one account (the default when `label` is undefined) and returns it, so the caller can
+   * revoke it upstream; the others stay.
+   */
+  remove<Q extends P>(provider: Q, label?: string): Promise<GrantOf<Q> | undefined>;
+  /** Makes the account labelled `label` the provider's default; false when there is no such account. */
+  makeDefault(provider: P, label: string): Promise<boolean>;
+  /**
+   * Takes the lock on refreshing one account's grant, across every process using this store, for
    * at most `ttlMs` milliseconds (a crashed holder frees it then). Resolves to its release, or
    * `undefined` when another holder has it.
    */
-  lock(provider: P, ttlMs: number): Promise<Release | undefined>;
+  lock(provider: P, label: string, ttlMs: number): Promise<Release | undefined>;
 }
 
 /**

@@ -1,35 +1,150 @@
 import { hashKey, type TeamStore } from "../team/store/index.js";
 import { type Grant, type GrantOf, type GrantRecord, grantOf, recordOf } from "./grant.js";
+import { labelCandidates, labelFor } from "./labels.js";
 import type { OAuthClients, ProviderId } from "./providers.js";
 import type { GrantStore } from "./store.js";
 
-/** A person's grant, by the hash of their principal: the record as this store has always kept it. */
+/**
+ * A person's default account at a provider, by the hash of their principal: the key every grant was
+ * kept under before accounts had labels, so a replica of an earlier version, during a rolling
+ * upgrade, still finds (and refreshes, under the same lock) the account it always served.
+ */
 export const connectionKey = (personHash: string, provider: ProviderId): string =>
   `tk:conn:${personHash}:${provider}`;
-const grantKey = (principal: string, provider: ProviderId) => connectionKey(hashKey(principal), provider);
-const lockKey = (principal: string, provider: ProviderId) =>
-  `tk:lock:refresh:${provider}:${hashKey(principal)}`;
+/** Each other account, under the hash of its label (a label may be made from an e-mail address). */
+const accountKey = (personHash: string, provider: ProviderId, label: string) =>
+  `${connectionKey(personHash, provider)}:${hashKey(label)}`;
+/** The index of a person's other accounts at a provider: their labels' hashes. */
+const accountsIndex = (personHash: string, provider: ProviderId) => `tk:accounts:${personHash}:${provider}`;
+/** Index members live as long as a grant may (grants themselves do not expire in the store). */
+const ACCOUNT_TTL_MS = 10 * 365 * 24 * 3_600_000;
+/** The refresh lock of the default account keeps its earlier key, so replicas of either version share it. */
+const lockKey = (personHash: string, provider: ProviderId, label: string | undefined) =>
+  `tk:lock:refresh:${provider}:${personHash}${label === undefined ? "" : `:${hashKey(label)}`}`;
+
+/** The label of a stored record: its own, or (a record from before labels) the one its account gives. */
+const labelOfRecord = (record: GrantRecord): string =>
+  record.label ?? (labelCandidates(record.account)[0] as string);
 
 /**
- * Each person's grants in the sealed team store, one record each. A client secret is never
- * stored: it is this deployment's (`clients`), and travels with a grant only while the grant's
- * client is still the configured one, so another client's tokens never go out with this one's
- * secret. Locks are the store's own, shared by every replica. Methods reject with
- * StoreUnavailable when the store is out of reach.
+ * Every account record of the person `personHash` at `provider` as stored (credentials in the
+ * clear, no client secret), the default first, each with its label; for `admin`.
+ * @throws StoreUnavailable
+ */
+export async function connectionRecords(
+  store: TeamStore,
+  personHash: string,
+  provider: ProviderId,
+): Promise<GrantRecord[]> {
+  const first = await store.get<GrantRecord>(connectionKey(personHash, provider));
+  const hashes = await store.index(accountsIndex(personHash, provider)).members();
+  const others = await Promise.all(
+    hashes.map((hash) => store.get<GrantRecord>(`${connectionKey(personHash, provider)}:${hash}`)),
+  );
+  const rest = others.filter((record) => record !== undefined).sort((a, b) => a.connectedAt - b.connectedAt);
+  return [...(first ? [{ ...first, label: labelOfRecord(first) }] : []), ...rest];
+}
+
+/**
+ * Each person's grants in the sealed team store, one record per account: the default account at
+ * the key grants always had (`connectionKey`), every other under its label's hash, listed in an
+ * index per person and provider. A client secret is never stored: it is this deployment's
+ * (`clients`), and travels with a grant only while the grant's client is still the configured one,
+ * so another client's tokens never go out with this one's secret. Locks are the store's own, shared
+ * by every replica. Methods reject with StoreUnavailable when the store is out of reach.
  */
 export function teamGrants(store: TeamStore, clients: OAuthClients): (principal: string) => GrantStore {
   const opened = <P extends ProviderId>(record: GrantRecord | undefined): GrantOf<P> | undefined => {
     if (!record) return undefined;
     const client = record.provider === "marketing" ? undefined : clients[record.provider];
     const own = client?.clientId !== undefined && client.clientId === record.clientId;
-    return grantOf({ ...record, clientSecret: own ? client.clientSecret : undefined }) as GrantOf<P>;
+    const label = labelOfRecord(record);
+    return grantOf({ ...record, label, clientSecret: own ? client.clientSecret : undefined }) as GrantOf<P>;
   };
-  return (principal) => ({
-    id: `person ${hashKey(principal)}`,
-    get: async (provider) => opened(await store.get<GrantRecord>(grantKey(principal, provider))),
-    save: (grant: Grant) =>
-      store.set(grantKey(principal, grant.provider), { ...recordOf(grant), clientSecret: undefined }),
-    remove: async (provider) => opened(await store.take<GrantRecord>(grantKey(principal, provider))),
-    lock: (provider, ttlMs) => store.tryLock(lockKey(principal, provider), ttlMs),
+  const stored = (grant: Grant, label: string): GrantRecord => ({
+    ...recordOf(grant),
+    label,
+    clientSecret: undefined,
   });
+  return (principal) => {
+    const person = hashKey(principal);
+    const first = (provider: ProviderId) => store.get<GrantRecord>(connectionKey(person, provider));
+    const index = (provider: ProviderId) => store.index(accountsIndex(person, provider));
+    const other = (provider: ProviderId, label: string) => accountKey(person, provider, label);
+    /** Moves the account `record` out of the default slot into its own key. */
+    const demote = async (record: GrantRecord) => {
+      const label = labelOfRecord(record);
+      await store.set(other(record.provider, label), { ...record, label });
+      await index(record.provider).add(hashKey(label), ACCOUNT_TTL_MS);
+    };
+    /** Moves the account `record` from its own key into the default slot (written first: never lost). */
+    const promote = async (record: GrantRecord) => {
+      const label = labelOfRecord(record);
+      await store.set(connectionKey(person, record.provider), record);
+      await index(record.provider).remove(hashKey(label));
+      await store.delete(other(record.provider, label));
+    };
+    const grants: GrantStore = {
+      id: `person ${person}`,
+      async get(provider, label) {
+        if (label === undefined) return opened(await first(provider));
+        const [own, byDefault] = await Promise.all([
+          store.get<GrantRecord>(other(provider, label)),
+          first(provider),
+        ]);
+        return opened(own ?? (byDefault && labelOfRecord(byDefault) === label ? byDefault : undefined));
+      },
+      list: async <P extends ProviderId>(provider: P) =>
+        (await connectionRecords(store, person, provider)).map((record) => opened<P>(record) as GrantOf<P>),
+      async save(grant) {
+        const current = await first(grant.provider);
+        const label = grant.label ?? (await freeLabel(grant));
+        if (!current || labelOfRecord(current) === label) {
+          await store.set(connectionKey(person, grant.provider), stored(grant, label));
+          return label;
+        }
+        await store.set(other(grant.provider, label), stored(grant, label));
+        await index(grant.provider).add(hashKey(label), ACCOUNT_TTL_MS);
+        return label;
+      },
+      async remove(provider, label) {
+        const current = await first(provider);
+        if (current && (label === undefined || labelOfRecord(current) === label)) {
+          const [, next] = await connectionRecords(store, person, provider);
+          if (next) await promote(next);
+          else await store.delete(connectionKey(person, provider));
+          return opened(current);
+        }
+        if (label === undefined) return undefined;
+        const removed = await store.take<GrantRecord>(other(provider, label));
+        await index(provider).remove(hashKey(label));
+        return opened(removed);
+      },
+      async makeDefault(provider, label) {
+        const [current, chosen] = await Promise.all([
+          first(provider),
+          store.get<GrantRecord>(other(provider, label)),
+        ]);
+        if (current && labelOfRecord(current) === label) return true;
+        if (!chosen) return false;
+        if (current) await demote(current);
+        await promote(chosen);
+        return true;
+      },
+      async lock(provider, label, ttlMs) {
+        const current = await first(provider);
+        const slot = current && labelOfRecord(current) === label ? undefined : label;
+        return store.tryLock(lockKey(person, provider, slot), ttlMs);
+      },
+    };
+    /** The label for a grant saved without one, given the person's other accounts there. */
+    async function freeLabel(grant: Grant): Promise<string> {
+      const records = await connectionRecords(store, person, grant.provider);
+      return labelFor(
+        grant.account,
+        new Map(records.map((record) => [labelOfRecord(record), record.account])),
+      );
+    }
+    return grants;
+  };
 }

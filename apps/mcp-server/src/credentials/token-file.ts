@@ -1,63 +1,21 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { lazy, ToolError } from "@toolkits/core";
+import { ToolError } from "@toolkits/core";
 import type { LockOptions } from "proper-lockfile";
-import { z } from "zod";
 import { writePrivateFile, xdgFile } from "../files.js";
-import { type GrantOf, type GrantRecord, grantOf, recordOf } from "./grant.js";
+import { type GrantOf, grantOf, recordOf } from "./grant.js";
+import { labelFor } from "./labels.js";
 import type { OAuthProviderId } from "./providers.js";
 import type { GrantStore, Release } from "./store.js";
-
-/**
- * One provider's grant as the file holds it (version 1: RFC 6749's names, epoch milliseconds). The
- * schemas are built on the first read of the file, not while the server starts.
- */
-const recordSchema = () =>
-  z.object({
-    access_token: z.string().min(1),
-    refresh_token: z.string().min(1).optional(),
-    expires_at: z.number().int().optional(),
-    scopes: z.array(z.string()),
-    token_type: z.string(),
-    /** When the account was signed in to. */
-    obtained_at: z.number().int(),
-    server: z.object({
-      issuer: z.string(),
-      token_endpoint: z.string(),
-      revocation_endpoint: z.string().optional(),
-    }),
-    // The client's secret is kept with its tokens: the MCP server refreshes them without the OAuth
-    // settings in its own environment.
-    client: z.object({ id: z.string(), secret: z.string().optional() }),
-  });
-
-type FileRecord = z.infer<ReturnType<typeof recordSchema>>;
-
-/** The file's text, read as JSON and checked; Zod's messages name the path and type, never a value. */
-const fileText = lazy(() =>
-  z
-    .string()
-    .transform((text, context) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        context.addIssue({ code: "custom", message: "not JSON" });
-        return z.NEVER;
-      }
-    })
-    .pipe(z.object({ version: z.literal(1), providers: z.record(z.string(), recordSchema()) })),
-);
-
-/** The file's name of each grant field it keeps, in the order it writes them. */
-const FIELDS = [
-  ["accessToken", "access_token"],
-  ["refreshToken", "refresh_token"],
-  ["expiresAt", "expires_at"],
-  ["scopes", "scopes"],
-  ["tokenType", "token_type"],
-  ["connectedAt", "obtained_at"],
-  ["server", "server"],
-] as const;
+import {
+  type FileAccounts,
+  type FileProviders,
+  type FileRecord,
+  fromFile,
+  parseTokenFile,
+  toFile,
+  tokenFileText,
+} from "./token-file-format.js";
 
 /**
  * The `login` token file: `$XDG_CONFIG_HOME/toolkits-mcp/tokens.json`, or
@@ -68,13 +26,15 @@ export function tokenFilePath(env: Readonly<Record<string, string | undefined>>)
 }
 
 /**
- * The grants `toolkits-mcp login` made, in one JSON file (version 1), mode 0600 in a 0700
- * directory, replaced atomically (a temporary file, then a rename) so a reader never sees half a
- * file. Every read goes to the file, so a `login` in another process is seen at once. Changes are
- * made under a file lock (`tokens.json.lock`), so processes sharing the file never lose each
- * other's; refreshes take one lock per provider (`tokens.json.<provider>.lock`), as a refresh token
- * may be used once only. Reads reject with ToolError `unauthenticated` naming the file when it is
- * not a valid token file.
+ * The grants `toolkits-mcp login` made, in one JSON file, mode 0600 in a 0700 directory, replaced
+ * atomically (a temporary file, then a rename) so a reader never sees half a file. Version 2 keeps
+ * each provider's accounts by label with its default (token-file-format.ts); a version-1 file (one
+ * account per provider) is read as each provider's single account and written as version 2 on the
+ * next change. Every read goes to the file, so a `login` in another process is seen at once.
+ * Changes are made under a file lock (`tokens.json.lock`), so processes sharing the file never lose
+ * each other's; refreshes take one lock per account (`tokens.json.<provider>.<label>.lock`), as a
+ * refresh token may be used once only. Reads reject with ToolError `unauthenticated` naming the
+ * file when it is not a valid token file.
  */
 export class TokenFile implements GrantStore<OAuthProviderId> {
   /** Serializes this process's read-modify-write cycles. */
@@ -86,39 +46,74 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
     return this.path;
   }
 
-  async get<P extends OAuthProviderId>(provider: P): Promise<GrantOf<P> | undefined> {
-    const record = (await this.#read())[provider];
-    return record && (grantOf(fromFile(provider, record)) as GrantOf<P>);
+  async get<P extends OAuthProviderId>(provider: P, label?: string): Promise<GrantOf<P> | undefined> {
+    const entry = (await this.#read())[provider];
+    const chosen = label ?? entry?.default;
+    const record = chosen === undefined ? undefined : entry?.accounts[chosen];
+    return record && (grantOf(fromFile(provider, chosen as string, record)) as GrantOf<P>);
   }
 
-  save(grant: GrantOf<OAuthProviderId>): Promise<void> {
-    return this.#update((records) => {
-      records[grant.provider] = toFile(recordOf(grant));
+  async list<P extends OAuthProviderId>(provider: P): Promise<GrantOf<P>[]> {
+    const entry = (await this.#read())[provider];
+    if (!entry) return [];
+    const labels = [entry.default, ...Object.keys(entry.accounts).filter((each) => each !== entry.default)];
+    return labels.map(
+      (label) => grantOf(fromFile(provider, label, entry.accounts[label] as FileRecord)) as GrantOf<P>,
+    );
+  }
+
+  async save(grant: GrantOf<OAuthProviderId>): Promise<string> {
+    let saved = "";
+    await this.#update((providers) => {
+      const entry = providers[grant.provider];
+      const held = new Map(Object.entries(entry?.accounts ?? {}).map(([label, r]) => [label, r.account]));
+      saved = grant.label ?? labelFor(grant.account, held);
+      const record = toFile({ ...recordOf(grant), label: saved });
+      providers[grant.provider] = entry
+        ? { ...entry, accounts: { ...entry.accounts, [saved]: record } }
+        : { default: saved, accounts: { [saved]: record } };
       return true;
     });
+    return saved;
   }
 
-  async remove<P extends OAuthProviderId>(provider: P): Promise<GrantOf<P> | undefined> {
+  async remove<P extends OAuthProviderId>(provider: P, label?: string): Promise<GrantOf<P> | undefined> {
     let removed: GrantOf<P> | undefined;
-    await this.#update((records) => {
-      const record = records[provider];
-      removed = record && (grantOf(fromFile(provider, record)) as GrantOf<P>);
-      delete records[provider];
-      return record !== undefined;
+    await this.#update((providers) => {
+      const entry = providers[provider];
+      const chosen = label ?? entry?.default;
+      const record = chosen === undefined ? undefined : entry?.accounts[chosen];
+      if (!entry || !record) return false;
+      removed = grantOf(fromFile(provider, chosen as string, record)) as GrantOf<P>;
+      const rest = withoutAccount(entry, chosen as string);
+      if (rest) providers[provider] = rest;
+      else delete providers[provider];
+      return true;
     });
     return removed;
   }
 
-  async lock(provider: OAuthProviderId, ttlMs: number): Promise<Release | undefined> {
+  async makeDefault(provider: OAuthProviderId, label: string): Promise<boolean> {
+    let made = false;
+    await this.#update((providers) => {
+      const entry = providers[provider];
+      made = entry?.accounts[label] !== undefined;
+      if (entry && made) providers[provider] = { ...entry, default: label };
+      return made;
+    });
+    return made;
+  }
+
+  async lock(provider: OAuthProviderId, label: string, ttlMs: number): Promise<Release | undefined> {
     try {
-      return await fileLock(`${this.path}.${provider}.lock`, { stale: ttlMs, retries: 0 });
+      return await fileLock(`${this.path}.${provider}.${label}.lock`, { stale: ttlMs, retries: 0 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ELOCKED") return undefined;
       throw error;
     }
   }
 
-  #update(change: (records: Record<string, FileRecord>) => boolean): Promise<void> {
+  #update(change: (providers: FileProviders) => boolean): Promise<void> {
     const next = this.#writing.then(async () => {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
       // Held for one read and one write: milliseconds, so waiting a second is plenty.
@@ -126,8 +121,8 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
         retries: { retries: 20, minTimeout: 10, maxTimeout: 100 },
       });
       try {
-        const records = await this.#read();
-        if (change(records)) await this.#write(records);
+        const providers = await this.#read();
+        if (change(providers)) await writePrivateFile(this.path, tokenFileText(providers));
       } finally {
         await release();
       }
@@ -136,24 +131,31 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
     return next;
   }
 
-  async #read(): Promise<Record<string, FileRecord>> {
+  async #read(): Promise<FileProviders> {
     const text = await readFile(this.path, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return undefined;
       throw unreadable(`Cannot read the token store ${this.path}: ${error.code ?? error.message}.`, error);
     });
     if (text === undefined) return {};
-    const parsed = fileText().safeParse(text);
-    if (parsed.success) return parsed.data.providers;
-    const issue = parsed.error.issues[0];
-    const reason = issue?.path.length ? `${issue.path.join(".")}: ${issue.message}` : (issue?.message ?? "");
-    throw unreadable(
-      `The token store ${this.path} is not valid (${reason}). Delete it and run \`toolkits-mcp login <provider>\` again.`,
-    );
+    try {
+      return parseTokenFile(text);
+    } catch (error) {
+      throw unreadable(
+        `The token store ${this.path} is not valid (${(error as Error).message}). Delete it and run \`toolkits-mcp login <provider>\` again.`,
+      );
+    }
   }
+}
 
-  #write(records: Record<string, FileRecord>): Promise<void> {
-    return writePrivateFile(this.path, `${JSON.stringify({ version: 1, providers: records }, null, 2)}\n`);
-  }
+/**
+ * `entry` without the account `label`; a removed default passes to the earliest connected of the
+ * rest. `undefined` when no account is left.
+ */
+function withoutAccount(entry: FileAccounts, label: string): FileAccounts | undefined {
+  const { [label]: _gone, ...accounts } = entry.accounts;
+  const [first] = Object.entries(accounts).sort(([, a], [, b]) => a.obtained_at - b.obtained_at);
+  if (!first) return undefined;
+  return { default: entry.default === label ? first[0] : entry.default, accounts };
 }
 
 const unreadable = (message: string, cause?: unknown) =>
@@ -169,23 +171,4 @@ async function fileLock(path: string, options: LockOptions): Promise<Release> {
   // A lock taken over as stale means a refresh may overlap another: a token refreshed twice, which
   // the provider answers or refuses; it is never a reason to stop the server (the default throws).
   return lock(path, { ...options, lockfilePath: path, realpath: false, onCompromised: () => {} });
-}
-
-function fromFile(provider: OAuthProviderId, record: FileRecord): GrantRecord {
-  const grant: Record<string, unknown> = { provider };
-  for (const [ours, theirs] of FIELDS) grant[ours] = record[theirs];
-  return {
-    ...(grant as Omit<GrantRecord, "clientId">),
-    clientId: record.client.id,
-    clientSecret: record.client.secret,
-  };
-}
-
-function toFile(grant: GrantRecord): FileRecord {
-  const record: Record<string, unknown> = {};
-  for (const [ours, theirs] of FIELDS) record[theirs] = grant[ours];
-  return {
-    ...(record as Omit<FileRecord, "client">),
-    client: { id: grant.clientId ?? "", secret: grant.clientSecret },
-  };
 }

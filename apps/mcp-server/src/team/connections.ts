@@ -43,7 +43,7 @@ export { CONNECT_PATH } from "./paths.js";
 export interface Connections {
   /** The grants of `principal`. */
   of(principal: string): GrantStore;
-  /** Every grant of `principal`, in PROVIDER_IDS order. */
+  /** Every grant of `principal`, in PROVIDER_IDS order, each provider's default account first. */
   list(principal: string): Promise<Grant[]>;
   /**
    * A link to `/connect/<provider>?code=…` with the person's single-use code for `provider`: the
@@ -82,8 +82,7 @@ export function storedConnections(store: TeamStore, publicUrl: string, clients: 
     of,
     async list(principal) {
       const grants = of(principal);
-      const found = await Promise.all(PROVIDER_IDS.map((provider) => grants.get(provider)));
-      return found.filter((grant) => grant !== undefined);
+      return (await Promise.all(PROVIDER_IDS.map((provider) => grants.list(provider)))).flat();
     },
     async link(principal, provider) {
       const { code, expiresAt } = await pendingCode({ principal, provider });

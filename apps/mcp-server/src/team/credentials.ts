@@ -12,15 +12,16 @@ import { type Connections, minutesLeft } from "./connections.js";
  */
 export interface PersonCredentials {
   /**
-   * The person's access token for an OAuth provider.
+   * The person's access token for an OAuth provider, from their account `label` (their default
+   * account there when undefined; never another account).
    * @throws ToolError `unauthenticated` with a connect link when the account is not connected or
    *   its provider refused the refresh; `forbidden` with a connect link when the connection lacks a
    *   scope the tool needs; `unavailable` when the store is out of reach; `upstream_unavailable`
    *   when the provider cannot be reached to refresh.
    */
-  accessToken(provider: "pager" | "google", scopes: readonly string[]): Promise<string>;
-  /** The person's marketing App API key and region. @throws as `accessToken`. */
-  marketingKey(): Promise<{ key: string; region: "us" | "eu" | undefined }>;
+  accessToken(provider: "pager" | "google", scopes: readonly string[], label?: string): Promise<string>;
+  /** The person's marketing App API key and region, from their account `label`. @throws as `accessToken`. */
+  marketingKey(label?: string): Promise<{ key: string; region: "us" | "eu" | undefined }>;
 }
 
 /** Credentials of every person, from their `connections`; refreshes are logged on `logger`. */
@@ -39,20 +40,21 @@ export function teamCredentials(
 
 /** The per-user answers: a new connect link, after forgetting a grant its provider refused. */
 function connectAdvice(connections: Connections, principal: string): Advice<never> {
-  const connect = async (provider: Provider, why: string): Promise<Remedy> => {
+  const connect = async (provider: Provider, why: string, label?: string): Promise<Remedy> => {
     const link = await available(() => connections.link(principal, provider.id));
+    const account = label === undefined ? "account" : `account “${label}”`;
     return {
-      message: `Your ${provider.title} account ${why}. Ask the user to open ${link.url} in a browser to connect it (the link works for ${minutesLeft(link.expiresAt)} minutes), then call again.`,
+      message: `Your ${provider.title} ${account} ${why}. Ask the user to open ${link.url} in a browser to connect it (the link works for ${minutesLeft(link.expiresAt)} minutes), then call again.`,
       connect: link,
     };
   };
   return {
-    missing: async (provider) => {
-      throw signInFirst(await connect(provider, "is not connected yet"));
+    missing: async (provider, label) => {
+      throw signInFirst(await connect(provider, "is not connected yet", label));
     },
-    refused: async (provider) => {
-      await available(() => connections.of(principal).remove(provider.id));
-      return connect(provider, "was refused by the provider when refreshed");
+    refused: async (provider, _why, label) => {
+      await available(() => connections.of(principal).remove(provider.id, label));
+      return connect(provider, "was refused by the provider when refreshed", label);
     },
     lacksScopes: (provider) => connect(provider, "does not grant every permission this tool needs"),
   };

@@ -1,5 +1,9 @@
 import { type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
+import { type ChoosingHost, providerOfToolkit } from "../credentials/choice.js";
+import { type AccountChoice, chosen, NO_CHOICE } from "../credentials/labels.js";
+import type { ProviderId } from "../credentials/providers.js";
+import { TOOLKITS } from "../toolkits.js";
 import type { PersonCredentials } from "./credentials.js";
 import type { PersonLimits } from "./limits.js";
 import type { Activity } from "./people.js";
@@ -20,20 +24,39 @@ export interface PerUserDeps {
  * server's own credentials are never used, each person's come from their connections, and each
  * person's upstream requests are counted against their own budgets, and each person's toolkit state
  * is their own. Settings (regions, API URLs) stay the server's, except the marketing region, which
- * the person's key carries.
+ * the person's key carries. Each person acts as the accounts `accounts` (or a connector URL, through
+ * `chooseAccounts`) names by label, their default account at every other provider; budgets counted
+ * per person are counted per person and chosen account.
  */
-export function perUserHost(base: Host, deps: PerUserDeps): Host {
+export function perUserHost(
+  base: Host,
+  deps: PerUserDeps,
+  accounts: AccountChoice = NO_CHOICE,
+): ChoosingHost {
   return {
     ...base,
     // Nobody acts as the server itself: a call without a person has no credentials.
     secrets: () => undefined,
     tokens: () => undefined,
-    forPrincipal: (principal) => personHost(base, principal, deps),
+    forPrincipal: (principal) => personHost(base, principal, deps, accounts),
+    chooseAccounts: (choice) => {
+      const both = chosen(accounts, choice);
+      return { forPrincipal: (principal) => personHost(base, principal, deps, both) };
+    },
   };
 }
 
-/** One call's view of the host for `principal`. */
-function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
+/** The provider whose account each budget counts (`sheets-read` → `google`). */
+const BUDGET_PROVIDERS: ReadonlyMap<string, ProviderId | undefined> = new Map(
+  Object.values(TOOLKITS).flatMap((kit) =>
+    (kit.upstreams ?? []).flatMap((api) =>
+      api.budgets.map((budget) => [budget.name, providerOfToolkit(kit)]),
+    ),
+  ),
+);
+
+/** One call's view of the host for `principal`, acting as the accounts `choice` names. */
+function personHost(base: Host, principal: string, deps: PerUserDeps, choice: AccountChoice): Host {
   const credentials = deps.credentials(principal);
   const fetcher = hostFetch(base);
   // One view per tool call: its making is the call.
@@ -44,13 +67,13 @@ function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
     state: deps.state(principal),
     async tokens(provider, scopes) {
       if (provider !== "pager" && provider !== "google") return undefined;
-      const token = await credentials.accessToken(provider, scopes);
+      const token = await credentials.accessToken(provider, scopes, choice[provider]);
       deps.activity?.used(principal, provider);
       return token;
     },
     async secrets(name) {
       if (name !== API_KEY_SECRET) return undefined;
-      const { key, region } = await credentials.marketingKey();
+      const { key, region } = await credentials.marketingKey(choice.marketing);
       deps.activity?.used(principal, "marketing");
       return region ? { value: key, settings: { [REGION_SETTING]: region } } : key;
     },
@@ -59,7 +82,9 @@ function personHost(base: Host, principal: string, deps: PerUserDeps): Host {
       const budget = init?.budget;
       if (budget) {
         // A budget counted per credential (the App API's, per key) is counted under its hash.
-        const key = budget.per === "credential" ? hashKey(authorization(input, init)) : principal;
+        const label = choice[BUDGET_PROVIDERS.get(budget.name) as ProviderId];
+        const person = label === undefined ? principal : `${principal}\n${label}`;
+        const key = budget.per === "credential" ? hashKey(authorization(input, init)) : person;
         await deps.limits.take(budget.name, key, init?.signal ?? requestOf(input)?.signal);
       }
       return fetcher(input, init);

@@ -60,13 +60,18 @@ export async function endPerson(
   return { grants, clients, sessions, authorizationSessions, codes, connections };
 }
 
-/** Removes each connection of `principal`, revoking it at its provider (best effort, as /connect does). */
+/**
+ * Removes each connection of `principal`, every account at every provider, revoking it at its
+ * provider (best effort, as /connect does).
+ */
 async function endConnections(store: TeamStore, principal: string, upstream: Upstream) {
   const grants = teamGrants(store, upstream.clients)(principal);
   const ended: Offboarded["connections"] = [];
   for (const provider of PROVIDER_IDS) {
-    const removed = await grants.remove(provider);
-    if (removed) ended.push({ provider, revocation: await revokeConnection(upstream, principal, removed) });
+    for (const { label } of await grants.list(provider)) {
+      const removed = await grants.remove(provider, label);
+      if (removed) ended.push({ provider, revocation: await revokeConnection(upstream, principal, removed) });
+    }
   }
   return ended;
 }

@@ -107,7 +107,9 @@ describe("a person's credentials in the team store", () => {
       account: "alice@example.com",
       clientId: "pager-client",
     });
-    expect(Object.keys(renewed ?? {}).sort()).toEqual(Object.keys(record(0)).sort());
+    // A record from before labels is written back with the label its account gives it.
+    expect(renewed?.label).toBe("alice");
+    expect(Object.keys(renewed ?? {}).sort()).toEqual([...Object.keys(record(0)), "label"].sort());
   });
 
   it("never sends the configured secret with another client's tokens", async () => {
@@ -151,7 +153,9 @@ describe("a person's credentials in the team store", () => {
     });
     const error = await failure(teamCredentials(connections, silentLogger)(person).accessToken("pager", []));
     expect(error.kind).toBe("unauthenticated");
-    expect(error.message).toContain("Your PagerDuty account was refused by the provider when refreshed");
+    expect(error.message).toContain(
+      "Your PagerDuty account “alice” was refused by the provider when refreshed",
+    );
     expect(error.connect?.url).toMatch(/\/connect\/pager\?code=/);
     expect(await store.get(key("pager"))).toBeUndefined();
   });

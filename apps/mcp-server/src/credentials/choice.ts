@@ -1,0 +1,74 @@
+import type { Host, Toolkit } from "@toolkits/core";
+import { API_KEY_SECRET } from "@toolkits/marketing";
+import { type AccountChoice, isLabel, LABEL_FORM } from "./labels.js";
+import type { ProviderId } from "./providers.js";
+
+/**
+ * The provider whose accounts a toolkit's tools act as: the OAuth provider its tools name, or
+ * `marketing` for the App API key; `undefined` for a toolkit needing no account.
+ */
+export function providerOfToolkit(toolkit: Toolkit): ProviderId | undefined {
+  for (const tool of toolkit.tools) {
+    const provider = tool.auth.oauth?.provider;
+    if (provider === "pager" || provider === "google") return provider;
+    if (tool.auth.secret === API_KEY_SECRET) return "marketing";
+  }
+  return undefined;
+}
+
+/** A malformed account choice; its message says which part and why. */
+export class AccountChoiceError extends Error {
+  override name = "AccountChoiceError";
+}
+
+/**
+ * The choice `pairs` make, each a toolkit's id and the label of the account its tools act as
+ * (`[["pager", "eu"], ["sheets", "work"]]`), turned into the providers those toolkits use.
+ * @throws AccountChoiceError for a toolkit that is not one of `toolkits` or uses no account, a
+ *   label that is not one, or a provider chosen twice.
+ */
+export function choiceOf(
+  pairs: readonly (readonly [toolkit: string, label: string])[],
+  toolkits: Readonly<Record<string, Toolkit>>,
+): AccountChoice {
+  const choice: Partial<Record<ProviderId, string>> = {};
+  for (const [id, label] of pairs) {
+    const kit = toolkits[id];
+    const provider = kit && providerOfToolkit(kit);
+    if (!provider)
+      throw new AccountChoiceError(
+        `“${id}” is not a toolkit with accounts; choose one of ${withAccounts(toolkits).join(", ")}.`,
+      );
+    if (!isLabel(label)) throw new AccountChoiceError(`“${label}” is not an account label (${LABEL_FORM}).`);
+    if (choice[provider] !== undefined)
+      throw new AccountChoiceError(`The account of “${id}” is chosen twice.`);
+    choice[provider] = label;
+  }
+  return choice;
+}
+
+const withAccounts = (toolkits: Readonly<Record<string, Toolkit>>) =>
+  Object.values(toolkits)
+    .filter((kit) => providerOfToolkit(kit) !== undefined)
+    .map((kit) => kit.id);
+
+/**
+ * The credential parts of a host acting as chosen accounts: its tokens and secrets, or, for a host
+ * serving many people, each person's view.
+ */
+export type ChosenParts = Partial<Pick<Host, "tokens" | "secrets" | "forPrincipal">>;
+
+/** A host that can act as chosen accounts (the shared and per-user hosts; not the sandbox's fakes). */
+export interface ChoosingHost extends Host {
+  /** The credential parts acting as `choice` (the server's own choice already applied beneath it). */
+  chooseAccounts?(choice: AccountChoice): ChosenParts;
+}
+
+/**
+ * `host` acting as the accounts `choice` names, everything else (its fetch, recorders, pages) as it
+ * is; `host` itself for no choice, or a host that keeps one identity (the sandbox).
+ */
+export function withChosenAccounts(host: ChoosingHost, choice: AccountChoice | undefined): Host {
+  if (!choice || !Object.keys(choice).length || !host.chooseAccounts) return host;
+  return { ...host, ...host.chooseAccounts(choice) };
+}
