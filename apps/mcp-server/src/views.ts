@@ -1,5 +1,6 @@
 import type { AnyToolDefinition } from "@toolkits/core";
 import type { CatalogMode, ToolRegistry } from "@toolkits/core/mcp";
+import type { AccountChoice } from "./credentials/labels.js";
 
 /**
  * Which of the server's tools one request may see and call: the server's own selection (its
@@ -20,6 +21,11 @@ export interface View {
    * client known to take none, which sees the listing without either.
    */
   readonly apps?: AppsClient;
+  /**
+   * The accounts the view's calls act as, by provider (a connector URL's `pager@eu`); a provider it
+   * does not name acts as the server's choice, else the default account. Part of the view's id.
+   */
+  readonly accounts?: AccountChoice;
 }
 
 /** A client that declared MCP Apps (`declared`), or one that may render them unannounced (`unknown`). */
@@ -32,7 +38,10 @@ export const WHOLE: View = { id: "", admits: () => true };
 export const appsView = (apps: AppsClient | undefined): View =>
   apps ? { id: `apps:${apps}`, admits: () => true, apps } : WHOLE;
 
-/** A view admitting what every one of `views` admits; the last catalogue mode and apps client set win. */
+/**
+ * A view admitting what every one of `views` admits; the last catalogue mode and apps client set
+ * win, and the accounts they name together (a later view's choice for a provider wins).
+ */
 export function within(...views: readonly View[]): View {
   const narrowing = views.filter((view) => view.id !== "");
   if (narrowing.length <= 1) return narrowing[0] ?? WHOLE;
@@ -41,7 +50,14 @@ export function within(...views: readonly View[]): View {
     admits: (tool) => narrowing.every((view) => view.admits(tool)),
     catalog: narrowing.reduce<CatalogMode | undefined>((mode, view) => view.catalog ?? mode, undefined),
     apps: narrowing.reduce<AppsClient | undefined>((apps, view) => view.apps ?? apps, undefined),
+    accounts: accountsOf(narrowing),
   };
+}
+
+/** The accounts `views` name together, a later view's choice for a provider winning; undefined for none. */
+function accountsOf(views: readonly View[]): AccountChoice | undefined {
+  const named = views.flatMap((view) => (view.accounts ? [view.accounts] : []));
+  return named.length ? Object.assign({}, ...named) : undefined;
 }
 
 /**
@@ -57,7 +73,12 @@ export const KEPT_VIEWS = 64;
  */
 export function registries(
   tools: readonly AnyToolDefinition[],
-  build: (tools: readonly AnyToolDefinition[], catalog?: CatalogMode, apps?: AppsClient) => ToolRegistry,
+  build: (
+    tools: readonly AnyToolDefinition[],
+    catalog?: CatalogMode,
+    apps?: AppsClient,
+    accounts?: AccountChoice,
+  ) => ToolRegistry,
 ): (view: View) => ToolRegistry {
   let whole: ToolRegistry | undefined;
   const built = new Map<string, ToolRegistry>();
@@ -68,7 +89,7 @@ export function registries(
     }
     let registry = built.get(view.id);
     if (registry) built.delete(view.id);
-    else registry = build(tools.filter(view.admits), view.catalog, view.apps);
+    else registry = build(tools.filter(view.admits), view.catalog, view.apps, view.accounts);
     built.set(view.id, registry);
     if (built.size > KEPT_VIEWS) built.delete(built.keys().next().value as string);
     return registry;

@@ -1,4 +1,7 @@
 import type { AnyToolDefinition, Toolkit } from "@toolkits/core";
+import { providerOfToolkit } from "../credentials/choice.js";
+import { type AccountChoice, isLabel, LABEL_FORM } from "../credentials/labels.js";
+import type { ProviderId } from "../credentials/providers.js";
 import { toolsetOf } from "../toolkits.js";
 import type { View } from "../views.js";
 
@@ -7,13 +10,16 @@ import type { View } from "../views.js";
  * in any order:
  *
  * - toolkits: `pager`, `pager+sheets`, `marketing:segments,broadcasts` (a toolkit narrowed to some
- *   of its toolsets);
+ *   of its toolsets), each optionally with the label of the account its tools act as:
+ *   `pager@eu+sheets@work`, `marketing@us:segments,broadcasts` (`<toolkit>[@<label>][:<toolset>,…]`);
  * - `readonly`: only the tools that change nothing;
  * - `search`: the search catalogue (`search_tools` and `call_tool`) over what the rest selects.
  */
 export interface Selection {
   /** The toolkits named, each with the toolsets named (none: the whole toolkit). */
   toolkits: ReadonlyMap<string, readonly string[]>;
+  /** The account label named for each toolkit that names one. */
+  accounts: ReadonlyMap<string, string>;
   readOnly: boolean;
   search: boolean;
 }
@@ -24,7 +30,7 @@ export class SelectionError extends Error {
 }
 
 /** The form of a connector URL's path, for messages and docs. */
-export const CONNECTOR_FORM = "/mcp/<toolkit>[:<toolset>,…][+<toolkit>…][/readonly][/search]";
+export const CONNECTOR_FORM = "/mcp/<toolkit>[@<account>][:<toolset>,…][+<toolkit>…][/readonly][/search]";
 
 const READ_ONLY = "readonly";
 const SEARCH = "search";
@@ -36,7 +42,8 @@ const NAME = /^[a-z][a-z0-9-]*$/;
  */
 export function parseSelection(path: string): Selection {
   const toolkits = new Map<string, string[]>();
-  const selection = { toolkits, readOnly: false, search: false };
+  const accounts = new Map<string, string>();
+  const selection = { toolkits, accounts, readOnly: false, search: false };
   const seen = new Set<string>();
   for (const part of path.split("/").map(decoded)) {
     const kind = part === READ_ONLY || part === SEARCH ? part : "toolkits";
@@ -44,20 +51,27 @@ export function parseSelection(path: string): Selection {
     seen.add(kind);
     if (part === READ_ONLY) selection.readOnly = true;
     else if (part === SEARCH) selection.search = true;
-    else for (const element of part.split("+")) addToolkit(toolkits, element);
+    else for (const element of part.split("+")) addToolkit(selection, element);
   }
   return selection;
 }
 
-function addToolkit(toolkits: Map<string, string[]>, element: string): void {
-  const [id = "", sets, ...extra] = element.split(":");
+function addToolkit(
+  selection: { toolkits: Map<string, string[]>; accounts: Map<string, string> },
+  element: string,
+): void {
+  const [head = "", sets, ...extra] = element.split(":");
+  const [id = "", label, ...more] = head.split("@");
   const toolsets = sets === undefined ? [] : sets.split(",");
-  if (!NAME.test(id) || extra.length || toolsets.some((set) => !NAME.test(set)))
+  if (!NAME.test(id) || extra.length || more.length || toolsets.some((set) => !NAME.test(set)))
     throw new SelectionError(
-      `${quote(element)} is not a toolkit, a toolkit:toolset,… list, readonly or search.`,
+      `${quote(element)} is not a toolkit, a toolkit@account, a toolkit:toolset,… list, readonly or search.`,
     );
-  if (toolkits.has(id)) throw new SelectionError(`${quote(id)} is named twice.`);
-  toolkits.set(id, toolsets);
+  if (label !== undefined && !isLabel(label))
+    throw new SelectionError(`${quote(label)} in ${quote(element)} is not an account label (${LABEL_FORM}).`);
+  if (selection.toolkits.has(id)) throw new SelectionError(`${quote(id)} is named twice.`);
+  selection.toolkits.set(id, toolsets);
+  if (label !== undefined) selection.accounts.set(id, label);
 }
 
 function decoded(part: string): string {
@@ -94,11 +108,12 @@ export interface Connectors {
 /** Connector URLs over `tools`, the server's own selection from `toolkits`. */
 export function connectors(toolkits: readonly Toolkit[], tools: readonly AnyToolDefinition[]): Connectors {
   const served = servedTools(toolkits, tools);
+  const providers = new Map(toolkits.map((kit) => [kit.id, providerOfToolkit(kit)]));
   return {
     viewOf(path) {
       const selection = parseSelection(path);
       checkServed(selection, served);
-      const view = selectionView(selection, served);
+      const view = selectionView(selection, served, accountChoice(selection, providers));
       if (!tools.some(view.admits))
         throw new SelectionError(`/mcp/${path} leaves no tool: this server serves none of them.`);
       return view;
@@ -130,8 +145,35 @@ function checkServed(selection: Selection, served: readonly Served[]): void {
   }
 }
 
-/** The view admitting what `selection` selects, with an id that is the same for every spelling of it. */
-function selectionView(selection: Selection, served: readonly Served[]): View {
+/**
+ * The accounts `selection` names, by the provider each toolkit acts as.
+ * @throws SelectionError for a label on a toolkit that acts as no account, or two labels for one provider.
+ */
+function accountChoice(
+  selection: Selection,
+  providers: ReadonlyMap<string, ProviderId | undefined>,
+): AccountChoice | undefined {
+  if (!selection.accounts.size) return undefined;
+  const choice: Partial<Record<ProviderId, string>> = {};
+  for (const [id, label] of selection.accounts) {
+    const provider = providers.get(id);
+    if (!provider) throw new SelectionError(`${quote(id)} acts as no account: it takes no @${label}.`);
+    if (choice[provider] !== undefined && choice[provider] !== label)
+      throw new SelectionError(`${quote(id)} names another account of the one ${provider} connection.`);
+    choice[provider] = label;
+  }
+  return choice;
+}
+
+/**
+ * The view admitting what `selection` selects, acting as `accounts`, with an id that is the same
+ * for every spelling of it.
+ */
+function selectionView(
+  selection: Selection,
+  served: readonly Served[],
+  accounts: AccountChoice | undefined,
+): View {
   const wanted = (entry: Served) => {
     const toolsets = selection.toolkits.get(entry.toolkit);
     if (selection.toolkits.size && !toolsets) return false;
@@ -147,18 +189,24 @@ function selectionView(selection: Selection, served: readonly Served[]): View {
     id: `url:${canonicalSelection(selection, served)}`,
     admits: (tool) => names.has(tool.name),
     catalog: selection.search ? "search" : undefined,
+    accounts,
   };
 }
 
 /**
- * The selection in one spelling: toolkits in the server's order, toolsets sorted, then `readonly`,
- * then `search` (`marketing:segments,broadcasts/readonly` for any order of the same parts).
+ * The selection in one spelling: toolkits in the server's order, each with its account label,
+ * toolsets sorted, then `readonly`, then `search` (`marketing@us:broadcasts,segments/readonly` for
+ * any order of the same parts).
  */
 function canonicalSelection(selection: Selection, served: readonly { toolkit: string }[]): string {
   const order = unique(served.map((entry) => entry.toolkit));
   const kits = [...selection.toolkits]
     .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
-    .map(([id, sets]) => (sets.length ? `${id}:${[...new Set(sets)].sort().join(",")}` : id));
+    .map(([id, sets]) => {
+      const label = selection.accounts.get(id);
+      const named = label === undefined ? id : `${id}@${label}`;
+      return sets.length ? `${named}:${[...new Set(sets)].sort().join(",")}` : named;
+    });
   return [kits.join("+"), selection.readOnly && READ_ONLY, selection.search && SEARCH]
     .filter(Boolean)
     .join("/");

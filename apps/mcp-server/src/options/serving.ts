@@ -1,8 +1,10 @@
 import { DEFAULT_UPSTREAM_LIMITS, TOOL_NAME_FORMS } from "@toolkits/core";
 import { CATALOG_MODES } from "@toolkits/core/mcp";
+import { AccountChoiceError, choiceOf } from "../credentials/choice.js";
+import type { AccountChoice } from "../credentials/labels.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../stdio/index.js";
 import { TOOLKIT_IDS, TOOLKITS, toolsetOf } from "../toolkits.js";
-import { inGroup, integer, list, oneOf, text, yes } from "./setting.js";
+import { InvalidSetting, inGroup, integer, list, oneOf, text, yes } from "./setting.js";
 
 const inTransport = inGroup("Transport");
 const inTools = inGroup("Tools");
@@ -21,6 +23,25 @@ const toolkitIds = (value: string): string[] => {
   const ids = list(value).map(oneOf(TOOLKIT_IDS));
   return ids.length ? ids : [...TOOLKIT_IDS];
 };
+
+/**
+ * `--account pager=eu,sheets=work`: which account each toolkit acts as, by label.
+ * @throws InvalidSetting for a pair that is not `<toolkit>=<label>`, or a choice `choiceOf` refuses.
+ */
+function accountChoice(value: string): AccountChoice {
+  const pairs = list(value).map((pair) => {
+    const [toolkit = "", label, ...rest] = pair.split("=").map((part) => part.trim());
+    if (label === undefined || rest.length)
+      throw new InvalidSetting(`Each choice is <toolkit>=<label>, e.g. pager=eu (got "${pair}").`);
+    return [toolkit, label] as const;
+  });
+  try {
+    return choiceOf(pairs, TOOLKITS);
+  } catch (error) {
+    if (error instanceof AccountChoiceError) throw new InvalidSetting(error.message);
+    throw error;
+  }
+}
 
 /** The table's rows for serving: transport, tools, HTTP and its limits, upstream requests, logging. */
 export const SERVING = {
@@ -94,6 +115,12 @@ export const SERVING = {
     parse: yes,
     default: false,
     help: "register only tools whose readOnly hint is true (write tools are not registered at all)",
+  }),
+  accounts: inTools({
+    flag: "--account <choices>",
+    env: "MCP_ACCOUNTS",
+    parse: accountChoice,
+    help: "which signed-in account each toolkit acts as, by its `login --label`: pager=eu,sheets=work (default: each provider's default account; a connector URL's <toolkit>@<label> wins; not with --credentials per-user)",
   }),
   toolNames: inTools({
     flag: "--tool-names <form>",
