@@ -32,8 +32,8 @@ async function main(): Promise<void> {
       serve,
       login: async (provider, options, settings) =>
         (await signin()).loginCommand(provider, options, settings),
-      logout: async (provider, settings) =>
-        (await signin()).logoutCommand(provider, settings, stderrLogger("info")),
+      logout: async (provider, options, settings) =>
+        (await signin()).logoutCommand(provider, options, settings, stderrLogger("info")),
       authStatus: async (settings) => (await signin()).authStatusCommand(settings),
       // The store's code loads only for `admin`.
       admin: async (request, settings) => (await import("./admin/index.js")).adminCommand(request, settings),
@@ -91,7 +91,9 @@ async function serve(options: ServerOptions): Promise<void> {
       state,
     };
     if (options.sandbox) return recorded(deferredSandboxHost(toolkits, hostOptions));
-    const host = recorded(environmentHost(hostOptions, options.toolkitEnv, options.tokenFile));
+    const host = recorded(
+      environmentHost(hostOptions, options.toolkitEnv, options.tokenFile, options.accounts),
+    );
     if (!team) await warnMissingCredentials(toolkits, host);
     return host;
   };
@@ -138,6 +140,10 @@ async function openTeam(options: ServerOptions, logger: Logger) {
   if (options.sandbox)
     throw new Error(
       "--credentials per-user cannot run on --sandbox, whose fakes accept one shared identity.",
+    );
+  if (options.accounts)
+    throw new Error(
+      "--account chooses among this machine's sign-ins; per user, each person's accounts are their own: choose one in the connector URL (/mcp/pager@eu).",
     );
   const { openTeam: open } = await import("./team/index.js");
   return open(options, logger);

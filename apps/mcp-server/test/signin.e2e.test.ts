@@ -16,18 +16,17 @@ import { CLI, runCli } from "./spawn.js";
 /** A client secret, to show it never reaches an output either. */
 const CLIENT_SECRET = "client-secret-for-the-e2e-test";
 
+interface StoredAccount {
+  access_token: string;
+  refresh_token?: string;
+  expires_at?: number;
+  scopes: string[];
+  token_type: string;
+}
+
 interface StoredFile {
   version: number;
-  providers: Record<
-    string,
-    {
-      access_token: string;
-      refresh_token?: string;
-      expires_at?: number;
-      scopes: string[];
-      token_type: string;
-    }
-  >;
+  providers: Record<string, { default: string; accounts: Record<string, StoredAccount> }>;
 }
 
 /**
@@ -52,7 +51,11 @@ describe("sign-in end to end", { timeout: 30_000 }, () => {
     PAGER_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
   });
   const tokenFile = () => join(configHome, "toolkits-mcp", "tokens.json");
-  const stored = async () => (JSON.parse(await readFile(tokenFile(), "utf8")) as StoredFile).providers.pager;
+  /** The default PagerDuty account's record, as the file holds it. */
+  const stored = async () => {
+    const pager = (JSON.parse(await readFile(tokenFile(), "utf8")) as StoredFile).providers.pager;
+    return pager?.accounts[pager.default];
+  };
   const login = async () => {
     const run = await loginThroughBrowser("pager", env());
     outputs.push(run.stdout, run.stderr, run.page);
@@ -171,7 +174,8 @@ describe("sign-in end to end", { timeout: 30_000 }, () => {
     const status = await runCli(["auth", "status"], { XDG_CONFIG_HOME: configHome });
     outputs.push(status.stdout, status.stderr);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain("pager (PagerDuty): signed in at");
+    expect(status.stdout).toContain("pager (PagerDuty): 1 account");
+    expect(status.stdout).toContain("default (default): signed in at");
     expect(status.stdout).toContain("scopes: read");
     expect(status.stdout).toContain("refresh token: held");
     expect(status.stdout).toContain("google (Google): not signed in");

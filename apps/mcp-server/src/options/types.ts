@@ -40,6 +40,16 @@ export interface LoginOptions {
   port: number;
   /** How long to wait for the sign-in, in seconds; undefined for the default (300). */
   timeoutSeconds?: number;
+  /** The account's label (`--label`); undefined: named from the account (see credentials/labels.ts). */
+  label?: string;
+  /** Make the account the provider's default (`--default`). */
+  makeDefault?: boolean;
+}
+
+/** `logout`'s own options. */
+export interface LogoutOptions {
+  /** Which account (`--label`); undefined for the provider's default. */
+  label?: string;
 }
 
 /** What the commands do; `cli.ts` supplies them, loading each one's code only when it runs. */
@@ -48,7 +58,7 @@ export interface Commands {
   /** Resolves to the process exit code. */
   login(provider: string, options: LoginOptions, settings: SigninSettings): Promise<number>;
   /** Resolves to the process exit code. */
-  logout(provider: string, settings: SigninSettings): Promise<number>;
+  logout(provider: string, options: LogoutOptions, settings: SigninSettings): Promise<number>;
   /** Resolves to the process exit code. */
   authStatus(settings: SigninSettings): Promise<number>;
   /** `admin <command>`; resolves to the process exit code. */

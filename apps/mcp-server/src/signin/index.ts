@@ -16,37 +16,50 @@ export interface SignInSettings {
 }
 
 /**
- * `login <provider>`: signs in and stores the tokens. Resolves to the exit code (0 signed in,
- * 1 failed); prints the sign-in URL and errors on stderr, the outcome on stdout, never a token.
+ * `login <provider> [--label <label>] [--default]`: signs in and stores the tokens as the account
+ * `label` (named from the account when unset), made the provider's default with `makeDefault` (the
+ * first account is anyway). Resolves to the exit code (0 signed in, 1 failed); prints the sign-in
+ * URL and errors on stderr, the outcome on stdout, never a token.
  */
 export async function loginCommand(
   providerId: string,
-  options: { browser: boolean; port: number; timeoutSeconds?: number },
+  options: { browser: boolean; port: number; timeoutSeconds?: number; label?: string; makeDefault?: boolean },
   settings: SignInSettings,
 ): Promise<number> {
   return reported(async () => {
     const provider = providerNamed(providerId);
     const client = settings.oauthClients[provider.id];
-    const signIn = await login(provider, client, new TokenFile(settings.tokenFile), {
+    const store = new TokenFile(settings.tokenFile);
+    const signIn = await login(provider, client, store, {
       openBrowser: options.browser,
       port: options.port,
       timeoutMs: options.timeoutSeconds ? options.timeoutSeconds * 1000 : LOGIN_TIMEOUT_MS,
       print: (text) => process.stderr.write(text),
+      label: options.label,
     });
-    process.stdout.write(`${signedInLine(provider, signIn)}\n`);
+    const label = signIn.label as string;
+    if (options.makeDefault) await store.makeDefault(provider.id, label);
+    const isDefault = (await store.get(provider.id))?.label === label;
+    process.stdout.write(`${signedInLine(provider, signIn, isDefault)}\n`);
   });
 }
 
-/** `logout <provider>`: forgets the sign-in, revoking it at the provider where it can. */
+/**
+ * `logout <provider> [--label <label>]`: forgets one sign-in (the default account when `label` is
+ * unset), revoking it at the provider where it can; the provider's other accounts stay.
+ */
 export async function logoutCommand(
   providerId: string,
+  options: { label?: string },
   settings: Pick<SignInSettings, "tokenFile">,
   logger: Logger,
 ): Promise<number> {
-  return reported(() => logout(providerNamed(providerId), new TokenFile(settings.tokenFile), logger));
+  return reported(() =>
+    logout(providerNamed(providerId), options.label, new TokenFile(settings.tokenFile), logger),
+  );
 }
 
-/** `auth status`: one paragraph per provider, never a token. */
+/** `auth status`: one paragraph per provider, a line per account with its label, never a token. */
 export async function authStatusCommand(settings: Omit<SignInSettings, "oauthClients">): Promise<number> {
   return reported(async () => {
     process.stdout.write(await status(new TokenFile(settings.tokenFile), settings.toolkitEnv));
@@ -72,8 +85,11 @@ function providerNamed(id: string): OAuthProvider {
   return provider;
 }
 
-function signedInLine(provider: OAuthProvider, signIn: OAuthGrant): string {
-  const parts = [`Signed in to ${provider.title} (scopes: ${signIn.scopes.join(" ") || "none"}).`];
+function signedInLine(provider: OAuthProvider, signIn: OAuthGrant, isDefault: boolean): string {
+  const parts = [
+    `Signed in to ${provider.title} (scopes: ${signIn.scopes.join(" ") || "none"}).`,
+    `Kept as the account “${signIn.label}”${isDefault ? `, ${provider.id}'s default` : ""}.`,
+  ];
   if (signIn.expiresAt !== undefined) parts.push(`The access token is valid until ${iso(signIn.expiresAt)}.`);
   parts.push(
     signIn.refreshToken
@@ -83,9 +99,15 @@ function signedInLine(provider: OAuthProvider, signIn: OAuthGrant): string {
   return parts.join(" ");
 }
 
-async function logout(provider: OAuthProvider, store: TokenFile, logger: Logger): Promise<void> {
-  const signIn = await store.get(provider.id);
-  if (!signIn) return void process.stdout.write(`Not signed in to ${provider.title}.\n`);
+async function logout(
+  provider: OAuthProvider,
+  label: string | undefined,
+  store: TokenFile,
+  logger: Logger,
+): Promise<void> {
+  const signIn = await store.get(provider.id, label);
+  const which = label === undefined ? "" : ` as “${label}”`;
+  if (!signIn) return void process.stdout.write(`Not signed in to ${provider.title}${which}.\n`);
   let revoked = false;
   try {
     revoked = await revokeGrant(signIn);
@@ -98,32 +120,45 @@ async function logout(provider: OAuthProvider, store: TokenFile, logger: Logger)
       },
     );
   }
-  await store.remove(provider.id);
+  await store.remove(provider.id, signIn.label);
   const how = revoked ? ` and revoked its tokens at ${signIn.server.issuer}` : "";
-  process.stdout.write(`Signed out of ${provider.title}${how}.\n`);
+  const next = await store.get(provider.id);
+  const rest = next ? ` “${next.label}” is now ${provider.id}'s default.` : "";
+  process.stdout.write(`Signed out of ${provider.title}${how} (the account “${signIn.label}”).${rest}\n`);
 }
 
-/** One paragraph per provider: connected or not, scopes, expiry, refresh token held; never a token. */
+/**
+ * One paragraph per provider: not signed in, or each account by its label (the default marked)
+ * with its scopes, expiry and whether a refresh token is held; never a token.
+ */
 async function status(store: TokenFile, env: SignInSettings["toolkitEnv"]): Promise<string> {
   const now = Date.now();
   const lines = [`Token store: ${store.path}`];
   for (const provider of OAUTH_PROVIDERS) {
-    const signIn = await store.get(provider.id);
+    const accounts = await store.list(provider.id);
     const heading = `${provider.id} (${provider.title})`;
-    if (!signIn) {
-      lines.push(`${heading}: not signed in (run \`toolkits-mcp login ${provider.id}\`)`);
-    } else {
-      lines.push(
-        `${heading}: signed in at ${signIn.server.issuer}`,
-        `  scopes: ${signIn.scopes.join(" ") || "none"}`,
-        `  access token: ${expiry(signIn, now)}`,
-        `  refresh token: ${signIn.refreshToken ? "held" : "none"}`,
-      );
-    }
+    if (!accounts.length) lines.push(`${heading}: not signed in (run \`toolkits-mcp login ${provider.id}\`)`);
+    else lines.push(`${heading}: ${accounts.length} account${accounts.length === 1 ? "" : "s"}`);
+    accounts.forEach((signIn, index) => {
+      lines.push(...accountLines(signIn, index === 0, now));
+    });
     const variable = accessTokenVariable(provider.id);
-    if (env[variable]) lines.push(`  ${variable} is set in this environment and takes precedence`);
+    if (env[variable])
+      lines.push(
+        `  ${variable} is set in this environment and takes precedence, unless an account is chosen by its label`,
+      );
   }
   return `${lines.join("\n")}\n`;
+}
+
+function accountLines(signIn: OAuthGrant, isDefault: boolean, now: number): string[] {
+  const as = signIn.account ? ` as ${signIn.account}` : "";
+  return [
+    `  ${signIn.label}${isDefault ? " (default)" : ""}: signed in at ${signIn.server.issuer}${as}`,
+    `    scopes: ${signIn.scopes.join(" ") || "none"}`,
+    `    access token: ${expiry(signIn, now)}`,
+    `    refresh token: ${signIn.refreshToken ? "held" : "none"}`,
+  ];
 }
 
 function expiry(signIn: OAuthGrant, now: number): string {

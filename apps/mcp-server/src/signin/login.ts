@@ -26,12 +26,15 @@ export interface LoginOptions {
   timeoutMs: number;
   /** Where the URL goes (stderr for the CLI). */
   print(text: string): void;
+  /** The label to keep the account under; unset, the store names it from the account (labels.ts). */
+  label?: string;
 }
 
 /**
  * Signs in to `provider` with the authorization-code flow and PKCE (S256) through a loopback
- * redirect, as the OAuth client `client` describes, and saves the grant in `store`. Asks for the
- * scopes the composed tools need.
+ * redirect, as the OAuth client `client` describes, and saves the grant in `store` under
+ * `options.label` (the same label replaces that account; other accounts stay). Asks for the
+ * scopes the composed tools need. Resolves to the grant with the label it was saved under.
  * @throws Error when the client settings are missing, the user or server refuses, or the browser
  *   does not come back within the timeout; the message says what to do.
  */
@@ -60,8 +63,8 @@ export async function login(
     if (options.openBrowser) await openBrowser(url.href);
     const arrival = await loopback.arrival;
     try {
-      const grant = await redeemCode(config, setup, arrival.url, { ...secrets, scopes });
-      await store.save(grant);
+      const redeemed = await redeemCode(config, setup, arrival.url, { ...secrets, scopes });
+      const grant = { ...redeemed, label: await store.save({ ...redeemed, label: options.label }) };
       arrival.answer({ ok: true, message: `Signed in to ${provider.title}.` });
       return grant;
     } catch (error) {

@@ -66,29 +66,38 @@ export async function startMockIssuer(grantedScope = "read"): Promise<MockIssuer
   return mock;
 }
 
-/** A stand-in for the PagerDuty REST API, enough for `Pager.WhoAmI`; records each Authorization header. */
+/** A PagerDuty user as `/users/me` answers. */
+export interface FakeUser {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * A stand-in for the PagerDuty REST API, enough for `Pager.WhoAmI`; records each Authorization
+ * header, and answers `/users/me` with the user `users` holds for it (else Ada), so several
+ * accounts can be told apart.
+ */
 export interface FakePagerDuty {
   url: string;
   authorizations: string[];
+  /** The user each Authorization header (`Bearer …`) is. */
+  users: Map<string, FakeUser>;
   stop(): Promise<void>;
 }
 
+const ADA: FakeUser = { id: "PUSER01", name: "Ada Lovelace", email: "ada@example.com" };
+
 export async function startFakePagerDuty(): Promise<FakePagerDuty> {
   const authorizations: string[] = [];
+  const users = new Map<string, FakeUser>();
   const server: Server = createServer((request, response) => {
-    authorizations.push(request.headers.authorization ?? "");
+    const authorization = request.headers.authorization ?? "";
+    authorizations.push(authorization);
     const path = new URL(request.url ?? "/", "http://fake").pathname;
     const body =
       path === "/users/me"
-        ? {
-            user: {
-              id: "PUSER01",
-              name: "Ada Lovelace",
-              email: "ada@example.com",
-              time_zone: "UTC",
-              teams: [],
-            },
-          }
+        ? { user: { ...(users.get(authorization) ?? ADA), time_zone: "UTC", teams: [] } }
         : path === "/oncalls"
           ? { oncalls: [], limit: 100, offset: 0, more: false }
           : undefined;
@@ -100,6 +109,7 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     authorizations,
+    users,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -111,15 +121,16 @@ export interface CliRun {
 }
 
 /**
- * Runs `login <provider> --no-browser`, and plays the browser: reads the URL from stderr, follows
+ * Runs `login <provider> --no-browser` with `args`, and plays the browser: reads the URL from stderr, follows
  * it to the authorization server (which answers with a redirect, as after a user's consent), then
  * requests the loopback callback it redirects to.
  */
 export async function loginThroughBrowser(
   provider: string,
   env: NodeJS.ProcessEnv,
+  args: readonly string[] = [],
 ): Promise<CliRun & { authorizationUrl: string; callbackStatus: number; page: string }> {
-  const child = spawn(process.execPath, [CLI, "login", provider, "--no-browser"], {
+  const child = spawn(process.execPath, [CLI, "login", provider, "--no-browser", ...args], {
     env: { PATH: process.env.PATH, ...env },
   });
   let stdout = "";
