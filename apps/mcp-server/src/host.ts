@@ -1,4 +1,5 @@
 import {
+  accessTokenVariable,
   createContext,
   envAdvice,
   envHost,
@@ -15,10 +16,11 @@ import {
   type UpstreamLimits,
 } from "@toolkits/core";
 import { API_KEY_SECRET } from "@toolkits/marketing";
-import type { ChoosingHost, ChosenParts } from "./credentials/choice.js";
+import { accountIn, type ChoosingHost, type ChosenParts } from "./credentials/choice.js";
 import { type AccountChoice, chosen, NO_CHOICE } from "./credentials/labels.js";
 import { storedTokens } from "./credentials/local.js";
 import { isOAuthProvider } from "./credentials/providers.js";
+import { TokenFile } from "./credentials/token-file.js";
 import type { ServerOptions } from "./options/index.js";
 import { type Pages, servePagesOnLoopback } from "./pages.js";
 
@@ -49,7 +51,8 @@ export function environmentHost(
   accounts: AccountChoice = NO_CHOICE,
 ): ChoosingHost {
   const fromEnv = tokensFromEnv(env);
-  const fromStore = storedTokens(tokenFile, options.logger);
+  const file = new TokenFile(tokenFile);
+  const fromStore = storedTokens(file, options.logger);
   const fromEnvSecrets = secretsFromEnv(env);
   const parts = (choice: AccountChoice): ChosenParts => {
     const stored = fromStore(choice);
@@ -78,6 +81,13 @@ export function environmentHost(
       ...parts(accounts),
     }),
     chooseAccounts: (choice) => parts(chosen(accounts, choice)),
+    async answeringAccount(provider, _principal, choice) {
+      if (!isOAuthProvider(provider)) return undefined;
+      const label = chosen(accounts, choice)[provider];
+      // The environment's token answers before the default sign-in, and names no account.
+      if (label === undefined && env[accessTokenVariable(provider)]) return undefined;
+      return accountIn(file, provider, label);
+    },
   };
 }
 

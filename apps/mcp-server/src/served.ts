@@ -1,8 +1,10 @@
 import type { AnyToolDefinition, Host, Toolkit } from "@toolkits/core";
 import { createToolRegistry, type ToolRegistry } from "@toolkits/core/mcp";
+import { namingAccounts } from "./answering.js";
 import { appToolsFor, withViews } from "./apps.js";
 import { prebuiltListing } from "./catalog.js";
 import { type ChoosingHost, withChosenAccounts } from "./credentials/choice.js";
+import { NO_CHOICE } from "./credentials/labels.js";
 import { iconSet, withIcons } from "./icons/index.js";
 import type { ServerOptions } from "./options/index.js";
 import { registries, type View } from "./views.js";
@@ -22,7 +24,8 @@ export type ListingOptions = Pick<ServerOptions, "catalog" | "apps" | "toolNames
  * Each tool carries its toolkit's icons, as URLs under `publicUrl` (HTTP) or as data (none: stdio);
  * a view of a client taking MCP Apps views (`--apps on`, a full catalogue) adds the views'
  * app-only tools and names each view in `_meta.ui`. `host` runs the calls, acting as the accounts
- * a view chooses (a connector URL's `pager@eu`) where it can choose them.
+ * a view chooses (a connector URL's `pager@eu`) where it can choose them; who-am-I results say
+ * which account answered (answering.ts).
  */
 export function servedRegistries(
   selected: Selected,
@@ -49,6 +52,6 @@ export function servedRegistries(
       icons,
       toolkits,
     );
-    return views ? withViews(registry) : registry;
+    return namingAccounts(views ? withViews(registry) : registry, admitted, host, accounts ?? NO_CHOICE);
   });
 }

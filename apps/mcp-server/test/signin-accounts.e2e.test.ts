@@ -100,12 +100,18 @@ describe("several sign-ins to one provider, end to end over stdio", { timeout: 6
     const chosen = await whoAmI(["--account", "pager=b"]);
     expect(chosen.isError, JSON.stringify(chosen)).toBeFalsy();
     expect(chosen.structuredContent).toMatchObject({ user: { id: "PBOB" } });
+    // The model reads which account answered; the structured content is the tool's own.
+    expect(text(chosen)).toContain("Answered by the PagerDuty account “b” (not the default).");
+    expect(chosen._meta).toMatchObject({
+      "io.github.agent-toolkits/account": { provider: "pager", label: "b", default: false },
+    });
 
     const byVariable = await whoAmI([], { MCP_ACCOUNTS: "pager=a" });
     expect(byVariable.structuredContent).toMatchObject({ user: { id: "PALICE" } });
 
     const unchosen = await whoAmI([]);
     expect(unchosen.structuredContent).toMatchObject({ user: { id: "PALICE" } });
+    expect(text(unchosen)).toContain("Answered by the PagerDuty account “a” (the default).");
   });
 
   it("answers a label nobody signed in as like a missing sign-in, never with another account", async () => {

@@ -1,17 +1,24 @@
-import type { Host, Toolkit } from "@toolkits/core";
+import type { AnyToolDefinition, Host, Toolkit } from "@toolkits/core";
 import { API_KEY_SECRET } from "@toolkits/marketing";
 import { type AccountChoice, isLabel, LABEL_FORM } from "./labels.js";
 import type { ProviderId } from "./providers.js";
+import type { GrantStore } from "./store.js";
 
 /**
- * The provider whose accounts a toolkit's tools act as: the OAuth provider its tools name, or
- * `marketing` for the App API key; `undefined` for a toolkit needing no account.
+ * The provider whose account a tool acts as: the OAuth provider it names, or `marketing` for the
+ * App API key; `undefined` for a tool needing no account.
  */
+export function providerOfTool(tool: AnyToolDefinition): ProviderId | undefined {
+  const provider = tool.auth.oauth?.provider;
+  if (provider === "pager" || provider === "google") return provider;
+  return tool.auth.secret === API_KEY_SECRET ? "marketing" : undefined;
+}
+
+/** The provider whose accounts a toolkit's tools act as; `undefined` for a toolkit needing no account. */
 export function providerOfToolkit(toolkit: Toolkit): ProviderId | undefined {
   for (const tool of toolkit.tools) {
-    const provider = tool.auth.oauth?.provider;
-    if (provider === "pager" || provider === "google") return provider;
-    if (tool.auth.secret === API_KEY_SECRET) return "marketing";
+    const provider = providerOfTool(tool);
+    if (provider) return provider;
   }
   return undefined;
 }
@@ -58,10 +65,26 @@ const withAccounts = (toolkits: Readonly<Record<string, Toolkit>>) =>
  */
 export type ChosenParts = Partial<Pick<Host, "tokens" | "secrets" | "forPrincipal">>;
 
+/** The account a call acted as at one provider: its label, and whether it is the provider's default. */
+export interface AnsweringAccount {
+  label: string;
+  isDefault: boolean;
+}
+
 /** A host that can act as chosen accounts (the shared and per-user hosts; not the sandbox's fakes). */
 export interface ChoosingHost extends Host {
   /** The credential parts acting as `choice` (the server's own choice already applied beneath it). */
   chooseAccounts?(choice: AccountChoice): ChosenParts;
+  /**
+   * The account a call of `principal` (undefined: the one local user) acts as at `provider` under
+   * `choice` (the server's own beneath it); `undefined` when no labelled account answers (a
+   * credential from the environment, or none). Reads the store: for who-am-I answers only.
+   */
+  answeringAccount?(
+    provider: ProviderId,
+    principal: string | undefined,
+    choice: AccountChoice,
+  ): Promise<AnsweringAccount | undefined>;
 }
 
 /**
@@ -71,4 +94,21 @@ export interface ChoosingHost extends Host {
 export function withChosenAccounts(host: ChoosingHost, choice: AccountChoice | undefined): Host {
   if (!choice || !Object.keys(choice).length || !host.chooseAccounts) return host;
   return { ...host, ...host.chooseAccounts(choice) };
+}
+
+/**
+ * The account of `store` a call acts as at `provider`: the one labelled `label`, else the
+ * default; `undefined` when there is none. @throws as the store's reads.
+ */
+export async function accountIn<P extends ProviderId>(
+  store: GrantStore<P>,
+  provider: P,
+  label: string | undefined,
+): Promise<AnsweringAccount | undefined> {
+  const [answering, byDefault] = await Promise.all([
+    store.get(provider, label),
+    label === undefined ? undefined : store.get(provider),
+  ]);
+  if (!answering?.label) return undefined;
+  return { label: answering.label, isDefault: (byDefault ?? answering).label === answering.label };
 }

@@ -4,7 +4,7 @@ import { type Advice, accessTokens } from "./lookup.js";
 import { isOAuthProvider, type OAuthProviderId } from "./providers.js";
 import { refresher } from "./refresh.js";
 import type { GrantStore } from "./store.js";
-import { TokenFile } from "./token-file.js";
+import type { TokenFile } from "./token-file.js";
 
 /**
  * The `login` mode's answers: no grant leaves the host's advice, unless an account was chosen by its
@@ -28,12 +28,10 @@ const SIGN_IN_ADVICE: Advice<undefined> = {
 };
 
 /**
- * Access tokens from the token file `toolkits-mcp login` writes (`tokenFile`, its path), refreshed
- * before they expire, of the accounts `choice` names (each provider's default account otherwise).
- * See `tokensFrom`.
+ * Access tokens from the token file `toolkits-mcp login` writes, refreshed before they expire, of
+ * the accounts `choice` names (each provider's default account otherwise). See `tokensFrom`.
  */
-export function storedTokens(tokenFile: string, logger: Logger): (choice: AccountChoice) => TokenProvider {
-  const store = new TokenFile(tokenFile);
+export function storedTokens(store: TokenFile, logger: Logger): (choice: AccountChoice) => TokenProvider {
   const lookup = tokensFrom(store, logger);
   return (choice) => (provider, scopes) =>
     lookup(provider, scopes, isOAuthProvider(provider) ? choice[provider] : undefined);

@@ -1,8 +1,9 @@
 import { type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
-import { type ChoosingHost, providerOfToolkit } from "../credentials/choice.js";
+import { accountIn, type ChoosingHost, providerOfToolkit } from "../credentials/choice.js";
 import { type AccountChoice, chosen, NO_CHOICE } from "../credentials/labels.js";
 import type { ProviderId } from "../credentials/providers.js";
+import type { GrantStore } from "../credentials/store.js";
 import { TOOLKITS } from "../toolkits.js";
 import type { PersonCredentials } from "./credentials.js";
 import type { PersonLimits } from "./limits.js";
@@ -12,6 +13,8 @@ import { hashKey } from "./store/index.js";
 /** What a host acting for each person separately needs. */
 export interface PerUserDeps {
   credentials(principal: string): PersonCredentials;
+  /** Each person's accounts, to say which answered (who-am-I results). */
+  grants(principal: string): GrantStore;
   limits: PersonLimits;
   /** Each person's toolkit state (their page sessions), apart from everyone else's. */
   state(principal: string): StateStore;
@@ -43,6 +46,10 @@ export function perUserHost(
       const both = chosen(accounts, choice);
       return { forPrincipal: (principal) => personHost(base, principal, deps, both) };
     },
+    answeringAccount: async (provider, principal, choice) =>
+      principal === undefined
+        ? undefined
+        : accountIn(deps.grants(principal), provider, chosen(accounts, choice)[provider]),
   };
 }
 

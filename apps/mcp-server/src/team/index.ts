@@ -150,6 +150,7 @@ export async function openTeam(options: TeamOptions, logger: Logger): Promise<Te
         { ...base, audit: auditLog(stderrLogger("info")) },
         {
           credentials: teamCredentials(connections, logger),
+          grants: connections.of,
           limits: personLimits(store, limits, options.rateLimitWaitMs),
           state: stateOf,
           activity,

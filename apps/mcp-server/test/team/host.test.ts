@@ -4,6 +4,8 @@ import { listServices, pagerToolkit } from "@toolkits/pager";
 import { createSpreadsheet, getSpreadsheetMetadata, sheetsToolkit, whoAmI } from "@toolkits/sheets";
 import type { RequestHandler } from "msw";
 import { describe, expect, it } from "vitest";
+import { withChosenAccounts } from "../../src/credentials/choice.js";
+import type { AccountChoice } from "../../src/credentials/labels.js";
 import type { PersonCredentials } from "../../src/team/credentials.js";
 import { perUserHost } from "../../src/team/host.js";
 import { hashKey } from "../../src/team/store/index.js";
@@ -15,7 +17,7 @@ const ALICE = "token:alice";
 const listWorkspaces = marketingTool("MarketingApi.ListWorkspaces") as AnyToolDefinition;
 
 /** Alice's host, her marketing key in `region`; the budgets taken and the URLs sent, in order. */
-async function aliceHost(region: "us" | "eu" | undefined) {
+async function aliceHost(region: "us" | "eu" | undefined, choice: AccountChoice = {}) {
   const [pager, sheets, marketing] = await Promise.all(
     [pagerToolkit, sheetsToolkit, marketingToolkit].map((kit) => kit.sandbox()),
   );
@@ -25,10 +27,16 @@ async function aliceHost(region: "us" | "eu" | undefined) {
   const handlers = [pager, sheets, marketing].flatMap((box) => (box?.handlers ?? []) as RequestHandler[]);
   const fakes = await sandboxFetch(handlers, euHost);
   const taken: [string, string][] = [];
+  const labels: (string | undefined)[] = [];
   const credentials: PersonCredentials = {
-    accessToken: async (provider) =>
-      String(provider === "pager" ? pager?.tokens?.pager : sheets?.tokens?.google),
-    marketingKey: async () => ({ key: String(marketing?.secrets?.MARKETING_API_KEY), region }),
+    accessToken: async (provider, _scopes, label) => {
+      labels.push(label);
+      return String(provider === "pager" ? pager?.tokens?.pager : sheets?.tokens?.google);
+    },
+    marketingKey: async (label) => {
+      labels.push(label);
+      return { key: String(marketing?.secrets?.MARKETING_API_KEY), region };
+    },
   };
   const base = envHost(
     {},
@@ -39,17 +47,21 @@ async function aliceHost(region: "us" | "eu" | undefined) {
       },
     },
   );
-  const host = perUserHost(base, {
+  const served = perUserHost(base, {
     credentials: () => credentials,
+    grants: () => {
+      throw new Error("not asked here");
+    },
     limits: { take: async (budget, key) => void taken.push([budget, key]) },
     state: () => memoryState(),
   });
+  const host = withChosenAccounts(served, choice);
   const call = async (tool: AnyToolDefinition, args = {}) => {
     const outcome = await invokeTool(tool, args, host, { principal: ALICE });
     if (!outcome.ok) throw outcome.error;
     return outcome.result as Record<string, unknown>;
   };
-  return { call, sent, taken, key: String(marketing?.secrets?.MARKETING_API_KEY) };
+  return { call, sent, taken, labels, key: String(marketing?.secrets?.MARKETING_API_KEY) };
 }
 
 describe("the per-user host", () => {
@@ -65,6 +77,18 @@ describe("the per-user host", () => {
     expect(alice.taken.splice(0)).toEqual([["sheets-write", ALICE]]);
     await alice.call(getSpreadsheetMetadata, { spreadsheet_id: created.spreadsheet_id });
     expect(alice.taken.splice(0)).toEqual([["sheets-read", ALICE]]);
+  });
+
+  it("acts as the chosen accounts, counting per-person budgets per person and account", async () => {
+    const alice = await aliceHost("us", { pager: "eu", google: "work", marketing: "acme" });
+    await alice.call(listServices, { limit: 1 });
+    expect(alice.taken.splice(0)).toEqual([["pager", `${ALICE}\neu`]]);
+    await alice.call(listWorkspaces);
+    // The App API's budget is its key's: another account has another key.
+    expect(alice.taken.splice(0)).toEqual([["marketing", hashKey(`Bearer ${alice.key}`)]]);
+    await alice.call(createSpreadsheet, { title: "Budgets" });
+    expect(alice.taken.splice(0)).toEqual([["sheets-write", `${ALICE}\nwork`]]);
+    expect(alice.labels).toEqual(["eu", "acme", "work"]);
   });
 
   it("sends a person's marketing requests to the region their key was connected in", async () => {
