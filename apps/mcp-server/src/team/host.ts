@@ -1,4 +1,4 @@
-import { type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolkits/core";
+import { type CallRecord, type Host, hostFetch, type StateStore, type UpstreamInit } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING } from "@toolkits/marketing";
 import { accountIn, type ChoosingHost, providerOfToolkit } from "../credentials/choice.js";
 import { type AccountChoice, chosen, NO_CHOICE } from "../credentials/labels.js";
@@ -62,15 +62,24 @@ const BUDGET_PROVIDERS: ReadonlyMap<string, ProviderId | undefined> = new Map(
   ),
 );
 
+/** What the per-user audit line hears of a call: core's record, and the accounts the call acted as. */
+export type AccountCallRecord = CallRecord & { accounts?: AccountChoice };
+
 /** One call's view of the host for `principal`, acting as the accounts `choice` names. */
 function personHost(base: Host, principal: string, deps: PerUserDeps, choice: AccountChoice): Host {
   const credentials = deps.credentials(principal);
   const fetcher = hostFetch(base);
   // One view per tool call: its making is the call.
   deps.activity?.called(principal);
+  const audit = base.audit;
   return {
     ...base,
     forPrincipal: undefined,
+    // The audit line names the accounts chosen (the default otherwise), as the call acted as them.
+    audit:
+      audit && Object.keys(choice).length
+        ? (record) => audit({ ...record, accounts: choice } as AccountCallRecord)
+        : audit,
     state: deps.state(principal),
     async tokens(provider, scopes) {
       if (provider !== "pager" && provider !== "google") return undefined;

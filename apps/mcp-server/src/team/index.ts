@@ -20,7 +20,7 @@ import { type ConnectSite, connectSite } from "./connect/index.js";
 import { signInMethods } from "./connect/methods.js";
 import { storedConnections } from "./connections.js";
 import { teamCredentials } from "./credentials.js";
-import { perUserHost } from "./host.js";
+import { type AccountCallRecord, perUserHost } from "./host.js";
 import { identityCheck } from "./identity.js";
 import { parseRateLimits, personLimits } from "./limits.js";
 import { endPerson } from "./offboard.js";
@@ -241,12 +241,18 @@ function clientMemory(store: TeamStore, logger: Logger): ClientMemory {
 
 /**
  * One info line per tool call: who (by the pseudonym every log line, span and `admin` listing
- * uses, never the principal), which tool, the outcome, how long, how many upstream requests.
+ * uses, never the principal), as which accounts when chosen (`pager=eu`), which tool, the outcome,
+ * how long, how many upstream requests.
  */
 function auditLog(logger: Logger): (record: CallRecord) => void {
-  return ({ tool, principal, outcome, durationMs, upstreamRequests }) =>
+  return ({ tool, principal, outcome, durationMs, upstreamRequests, accounts }: AccountCallRecord) =>
     logger.info("tool call", {
       ...(principal !== undefined && { principal: principalHash(principal) }),
+      ...(accounts && {
+        accounts: Object.entries(accounts)
+          .map((pair) => pair.join("="))
+          .join(","),
+      }),
       tool,
       outcome,
       duration_ms: Math.round(durationMs * 10) / 10,

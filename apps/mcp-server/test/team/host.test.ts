@@ -38,9 +38,11 @@ async function aliceHost(region: "us" | "eu" | undefined, choice: AccountChoice 
       return { key: String(marketing?.secrets?.MARKETING_API_KEY), region };
     },
   };
+  const audits: unknown[] = [];
   const base = envHost(
     {},
     {
+      audit: (record) => void audits.push(record),
       fetch: (input, init) => {
         sent.push(input instanceof Request ? input.url : String(input));
         return fakes(input, init);
@@ -61,7 +63,7 @@ async function aliceHost(region: "us" | "eu" | undefined, choice: AccountChoice 
     if (!outcome.ok) throw outcome.error;
     return outcome.result as Record<string, unknown>;
   };
-  return { call, sent, taken, labels, key: String(marketing?.secrets?.MARKETING_API_KEY) };
+  return { call, sent, taken, labels, audits, key: String(marketing?.secrets?.MARKETING_API_KEY) };
 }
 
 describe("the per-user host", () => {
@@ -89,6 +91,11 @@ describe("the per-user host", () => {
     await alice.call(createSpreadsheet, { title: "Budgets" });
     expect(alice.taken.splice(0)).toEqual([["sheets-write", `${ALICE}\nwork`]]);
     expect(alice.labels).toEqual(["eu", "acme", "work"]);
+    expect(alice.audits.at(-1)).toMatchObject({
+      tool: "Sheets.CreateSpreadsheet",
+      principal: ALICE,
+      accounts: { pager: "eu", google: "work", marketing: "acme" },
+    });
   });
 
   it("sends a person's marketing requests to the region their key was connected in", async () => {
