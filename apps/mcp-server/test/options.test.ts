@@ -214,7 +214,7 @@ describe("the settings table", () => {
     const { login } = await run(["login", "pager", "--port", "8976"], env);
     expect(login).toEqual([
       "pager",
-      { browser: false, port: 8976, timeoutSeconds: undefined },
+      { browser: false, port: 8976, timeoutSeconds: undefined, label: undefined, makeDefault: false },
       {
         tokenFile: "/x/config/toolkits-mcp/tokens.json",
         oauthClients: {
@@ -224,6 +224,36 @@ describe("the settings table", () => {
         toolkitEnv: env,
       },
     ]);
+  });
+
+  it("gives login an account label, and refuses one that is not a label", async () => {
+    const { login } = await run(["login", "google", "--label", "work", "--default"]);
+    expect(login?.[1]).toMatchObject({ label: "work", makeDefault: true });
+    // A subcommand writes its errors to the process's stderr, not to the root's configured output.
+    const bad = await run(["login", "pager", "--label", "Work Account"]);
+    expect(bad.code).toBeGreaterThan(0);
+    expect(bad.login).toBeUndefined();
+  });
+
+  it("reads --account and MCP_ACCOUNTS as each toolkit's account, by its provider", async () => {
+    expect((await run(["--account", "pager=eu,sheets=work"])).served?.accounts).toEqual({
+      pager: "eu",
+      google: "work",
+    });
+    expect((await run([], { MCP_ACCOUNTS: "marketing=acme-us" })).served?.accounts).toEqual({
+      marketing: "acme-us",
+    });
+    expect((await run([])).served?.accounts).toBeUndefined();
+    for (const [value, message] of [
+      ["pager", "Each choice is <toolkit>=<label>"],
+      ["pager=eu,pager=us", "chosen twice"],
+      ["drive=me", "“drive” is not a toolkit with accounts"],
+      ["pager=EU", "“EU” is not an account label"],
+    ]) {
+      const bad = await run(["--account", value as string]);
+      expect(bad.code, value).toBeGreaterThan(0);
+      expect(bad.err, value).toContain(message);
+    }
   });
 
   it("reads --revalidate-interval and --grant-max-age as durations, and refuses others naming the range", async () => {
