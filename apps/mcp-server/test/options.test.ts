@@ -244,6 +244,9 @@ describe("the settings table", () => {
       marketing: "acme-us",
     });
     expect((await run([])).served?.accounts).toBeUndefined();
+    // The provider's name, as `login google` has it, chooses too.
+    expect((await run(["--account", "google=home"])).served?.accounts).toEqual({ google: "home" });
+    expect((await run(["--account", "sheets=a,google=b"])).code).toBeGreaterThan(0);
     for (const [value, message] of [
       ["pager", "Each choice is <toolkit>=<label>"],
       ["pager=eu,pager=us", "chosen twice"],

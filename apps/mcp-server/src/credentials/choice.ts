@@ -1,7 +1,7 @@
 import type { AnyToolDefinition, Host, Toolkit } from "@toolkits/core";
 import { API_KEY_SECRET } from "@toolkits/marketing";
 import { type AccountChoice, isLabel, LABEL_FORM } from "./labels.js";
-import type { ProviderId } from "./providers.js";
+import { isProviderId, type ProviderId } from "./providers.js";
 import type { GrantStore } from "./store.js";
 
 /**
@@ -29,10 +29,10 @@ export class AccountChoiceError extends Error {
 }
 
 /**
- * The choice `pairs` make, each a toolkit's id and the label of the account its tools act as
- * (`[["pager", "eu"], ["sheets", "work"]]`), turned into the providers those toolkits use.
- * @throws AccountChoiceError for a toolkit that is not one of `toolkits` or uses no account, a
- *   label that is not one, or a provider chosen twice.
+ * The choice `pairs` make, each a toolkit's id (or a provider's, as `login` names it: `google`)
+ * and the label of the account it acts as (`[["pager", "eu"], ["sheets", "work"]]`), by provider.
+ * @throws AccountChoiceError for a name that is neither a toolkit of `toolkits` with accounts nor a
+ *   provider, a label that is not one, or a provider chosen twice.
  */
 export function choiceOf(
   pairs: readonly (readonly [toolkit: string, label: string])[],
@@ -41,12 +41,13 @@ export function choiceOf(
   const choice: Partial<Record<ProviderId, string>> = {};
   for (const [id, label] of pairs) {
     const kit = toolkits[id];
-    const provider = kit && providerOfToolkit(kit);
+    const provider = kit ? providerOfToolkit(kit) : isProviderId(id) ? id : undefined;
     if (!provider)
       throw new AccountChoiceError(
         `“${id}” is not a toolkit with accounts; choose one of ${withAccounts(toolkits).join(", ")}.`,
       );
-    if (!isLabel(label)) throw new AccountChoiceError(`“${label}” is not an account label (${LABEL_FORM}).`);
+    if (!isLabel(label))
+      throw new AccountChoiceError(`“${label}” is not an account label (${LABEL_FORM}).`);
     if (choice[provider] !== undefined)
       throw new AccountChoiceError(`The account of “${id}” is chosen twice.`);
     choice[provider] = label;

@@ -120,7 +120,7 @@ export const SERVING = {
     flag: "--account <choices>",
     env: "MCP_ACCOUNTS",
     parse: accountChoice,
-    help: "which signed-in account each toolkit acts as, by its `login --label`: pager=eu,sheets=work (default: each provider's default account; a connector URL's <toolkit>@<label> wins; not with --credentials per-user)",
+    help: "which signed-in account each toolkit (or provider: google) acts as, by its `login --label`: pager=eu,sheets=work (default: each provider's default account; a connector URL's <toolkit>@<label> wins; not with --credentials per-user)",
   }),
   toolNames: inTools({
     flag: "--tool-names <form>",
