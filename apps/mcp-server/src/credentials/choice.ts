@@ -46,8 +46,7 @@ export function choiceOf(
       throw new AccountChoiceError(
         `“${id}” is not a toolkit with accounts; choose one of ${withAccounts(toolkits).join(", ")}.`,
       );
-    if (!isLabel(label))
-      throw new AccountChoiceError(`“${label}” is not an account label (${LABEL_FORM}).`);
+    if (!isLabel(label)) throw new AccountChoiceError(`“${label}” is not an account label (${LABEL_FORM}).`);
     if (choice[provider] !== undefined)
       throw new AccountChoiceError(`The account of “${id}” is chosen twice.`);
     choice[provider] = label;

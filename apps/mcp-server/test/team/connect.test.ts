@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Logger, silentLogger } from "@toolkits/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { GrantRecord } from "../../src/credentials/grant.js";
+import { type GrantRecord, grantOf } from "../../src/credentials/grant.js";
 import { type OAuthClients, PROVIDERS, type ProviderId } from "../../src/credentials/providers.js";
 import { type ConnectDeps, connectSite } from "../../src/team/connect/index.js";
 
@@ -498,6 +498,25 @@ describe("the connections page", () => {
     expect(out.text).toContain("Google did not confirm revoking the access");
     expect(await stored(principal("gus"), "google")).toBeUndefined();
     expect(logs.some((line) => line.message === "revocation failed")).toBe(true);
+  });
+
+  it("lists each of a person's accounts at a provider by label, and disconnects only the one chosen", async () => {
+    const ivy = newBrowser("ivy");
+    expect((await ivy.open((await linkFor(principal("ivy"), "google")).url)).status).toBe(200);
+    const first = await stored(principal("ivy"), "google");
+    // A second Google account, as a later connect of another address keeps it.
+    const home = { ...(first as GrantRecord), account: "ivy@home.example", accessToken: "home-access" };
+    await connections.of(principal("ivy")).save(grantOf({ ...home, label: undefined }));
+
+    const list = await ivy.open(`${site.url}/connect`);
+    expect(list.text).toContain("labelled “ivy”");
+    expect(list.text).toContain("as ivy@home.example, labelled “ivy-home.example”");
+    const forms = list.forms.filter((form) => form.action.endsWith("/google/disconnect"));
+    expect(forms.map((form) => form.fields.label)).toEqual(["ivy", "ivy-home.example"]);
+    const out = await ivy.post(forms[1]?.action ?? "", forms[1]?.fields ?? {});
+    expect(out.text).toContain("Disconnected Google");
+    const left = await connections.of(principal("ivy")).list("google");
+    expect(left.map((grant) => grant.label)).toEqual(["ivy"]);
   });
 
   it("needs the CSRF token to disconnect", async () => {

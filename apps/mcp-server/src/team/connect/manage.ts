@@ -45,7 +45,8 @@ export async function revokeAuthorised(
 }
 
 /**
- * `POST /connect/<provider>/disconnect`: removes the connection here, then revokes it upstream
+ * `POST /connect/<provider>/disconnect`: removes the connection here (the account its form's
+ * `label` names, else the provider's default; the others stay), then revokes it upstream
  * where the provider can (a failed revocation still leaves it removed here, and the page says so).
  */
 export async function disconnect(
@@ -54,11 +55,15 @@ export async function disconnect(
   provider: ProviderId,
   session: SignedInSession,
 ): Promise<Response> {
-  if (!(await sessionForm(session, request))) {
+  const form = await sessionForm(session, request);
+  if (!form) {
     return page(400, messagePage("This form has expired", "Nothing was disconnected.", howToDisconnect));
   }
   const { principal } = session.record;
-  const removed = await ctx.connections.of(principal).remove(provider);
+  // The form names the account it was shown beside; a form without one (the front page's) means
+  // the default, which is the one such a form shows.
+  const label = form.get("label") || undefined;
+  const removed = await ctx.connections.of(principal).remove(provider, label);
   const title = PROVIDERS[provider].title;
   if (!removed)
     return page(200, messagePage("Not connected", `${title} was not connected.`, howToDisconnect));

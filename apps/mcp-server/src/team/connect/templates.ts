@@ -103,7 +103,7 @@ export function connectionsPage(
   const items = connections.map(
     (connection) => html`<li><strong>${PROVIDERS[connection.provider].title}</strong>${describe(connection)}
 <form method="post" action="${CONNECT_PATH}/${connection.provider}/disconnect">
-<input type="hidden" name="csrf" value="${csrf}"><button type="submit">Disconnect</button></form></li>`,
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="label" value="${connection.label ?? ""}"><button type="submit">Disconnect</button></form></li>`,
   );
   return layout(
     "Your connections",
@@ -118,6 +118,7 @@ function describe(connection: Grant): Html {
   const parts = [
     connection.account && `as ${connection.account}`,
     connection.provider === "marketing" && connection.region && `${connection.region.toUpperCase()} region`,
+    connection.label && `labelled “${connection.label}”`,
     `connected ${new Date(connection.connectedAt).toISOString().slice(0, 16).replace("T", " ")} UTC`,
   ].filter(Boolean);
   return html` <small>${parts.join(", ")}</small> `;
