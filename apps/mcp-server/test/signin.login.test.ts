@@ -49,8 +49,9 @@ describe("toolkits-mcp login", { timeout: 30_000 }, () => {
       expect(query.get("prompt")).toBe("consent");
       expect(query.get("scope")?.split(" ")).toEqual(GOOGLE_SCOPES);
       const stored = JSON.parse(await readFile(tokenFilePath({ XDG_CONFIG_HOME: configHome }), "utf8"));
-      expect(stored.providers.google.scopes).toEqual(GOOGLE_SCOPES);
-      expect(stored.providers.google.client).toEqual({
+      const { default: label, accounts } = stored.providers.google;
+      expect(accounts[label].scopes).toEqual(GOOGLE_SCOPES);
+      expect(accounts[label].client).toEqual({
         id: "desktop-client",
         secret: "desktop-client-secret",
       });
