@@ -42,12 +42,16 @@ export function namingAccounts(
   };
   return {
     ...registry,
-    async call(name, args, scope) {
-      const result = await registry.call(name, args, scope);
+    // Every other call goes straight through: no extra promise on the call path.
+    call(name, args, scope) {
       const provider = providerOf(name, args);
-      if (!provider || !isAnswer(result)) return result;
-      const account = await ask(provider, scope.principal, choice).catch(() => undefined);
-      return account ? named(result, provider, account) : result;
+      const answer = registry.call(name, args, scope);
+      if (!provider) return answer;
+      return answer.then(async (result) => {
+        if (!isAnswer(result)) return result;
+        const account = await ask(provider, scope.principal, choice).catch(() => undefined);
+        return account ? named(result, provider, account) : result;
+      });
     },
   };
 }
