@@ -277,8 +277,11 @@ async function modelClass(apiVersion, kind) {
 
 const isKustomization = (doc) => /^kustomize\.config\.k8s\.io\//.test(doc.apiVersion ?? "");
 
-/** What the team deployment needs of the server's Deployment; a list of problems. */
-function serverDeploymentProblems(deployment) {
+/**
+ * What the team deployment needs of the server's Deployment; a list of problems. `settings` are the
+ * ConfigMaps' data, where MCP_METRICS_PORT says which port serves the metrics.
+ */
+function serverDeploymentProblems(deployment, settings) {
   const spec = deployment.spec?.template?.spec ?? {};
   const container = spec.containers?.find((c) => SERVER_IMAGE.test(c.image ?? ""));
   if (!container) return ["no container runs the toolkits-mcp image"];
@@ -290,12 +293,28 @@ function serverDeploymentProblems(deployment) {
     !probes(container.readinessProbe, "/readyz") && "no readiness probe on /readyz",
     !probes(container.livenessProbe, "/healthz") && "no liveness probe on /healthz",
     nonRoot !== true && "runAsNonRoot is not true",
+    metricsPortProblem(deployment, container, settings),
   ].filter(Boolean);
+}
+
+/** The metrics listener a Prometheus scrapes: set, a named container port, and the pods marked for it. */
+function metricsPortProblem(deployment, container, settings) {
+  const port = Number(settings.MCP_METRICS_PORT);
+  if (!port) return "no ConfigMap sets MCP_METRICS_PORT, so no pod serves metrics";
+  if (settings.MCP_METRICS_HOST !== "0.0.0.0")
+    return "MCP_METRICS_HOST is not 0.0.0.0: the metrics listener would answer only inside its pod";
+  const named = container.ports?.find((entry) => entry.containerPort === port);
+  if (named?.name !== "metrics") return `no container port named metrics is ${port} (MCP_METRICS_PORT)`;
+  const marked = deployment.spec?.template?.metadata?.annotations?.["prometheus.io/port"];
+  return marked === String(port)
+    ? undefined
+    : `the pods' prometheus.io/port is ${marked ?? "unset"}, not ${port}`;
 }
 
 async function checkKubernetes(dir) {
   const files = yamlFiles(dir);
   const deployments = [];
+  const settings = {};
   await run(`${shown(dir)}: YAML manifests present`, () => [
     files.length ? undefined : "no .yaml files",
     `${files.length} files`,
@@ -315,20 +334,24 @@ async function checkKubernetes(dir) {
       }
       const label = `${shown(file)}: ${doc.kind ?? "?"} ${doc.metadata?.name ?? "(no name)"} is valid`;
       if (doc.kind === "Deployment") deployments.push(doc);
+      if (doc.kind === "ConfigMap") Object.assign(settings, doc.data);
       await run(label, async () => {
         const Model = await modelClass(doc.apiVersion, doc.kind);
         new Model(doc).validate();
       });
     }
   }
-  await run(`${shown(dir)}: the server Deployment (≥2 replicas, /readyz, /healthz, non-root)`, () => {
-    const server = deployments.filter((d) =>
-      d.spec?.template?.spec?.containers?.some((c) => SERVER_IMAGE.test(c.image ?? "")),
-    );
-    if (server.length !== 1) return `${server.length} Deployments run the toolkits-mcp image; expected 1`;
-    const problems = serverDeploymentProblems(server[0]);
-    return problems.length ? problems.join("; ") : [undefined, `${server[0].spec.replicas} replicas`];
-  });
+  await run(
+    `${shown(dir)}: the server Deployment (≥2 replicas, /readyz, /healthz, non-root, metrics port)`,
+    () => {
+      const server = deployments.filter((d) =>
+        d.spec?.template?.spec?.containers?.some((c) => SERVER_IMAGE.test(c.image ?? "")),
+      );
+      if (server.length !== 1) return `${server.length} Deployments run the toolkits-mcp image; expected 1`;
+      const problems = serverDeploymentProblems(server[0], settings);
+      return problems.length ? problems.join("; ") : [undefined, `${server[0].spec.replicas} replicas`];
+    },
+  );
 }
 
 /** Whether `kubectl apply -k` would apply every manifest: each listed resource exists, each file is listed. */

@@ -185,13 +185,47 @@ function plainModern(
   const method = headers?.["mcp-method"];
   if (headers && (version === undefined || method === undefined || headers["mcp-name"] !== name))
     return false;
+  return sdkServesModern(raw, message, version, method);
+}
+
+/** The SDK's verdicts on 2026-07-28 calls, by what decides them (`verdictKey`). */
+const verdicts = new Map<string, boolean>();
+/** A client sends the same envelope and headers with each call: a few entries serve every client. */
+const VERDICTS_KEPT = 256;
+
+/**
+ * Whether the SDK's own classification routes the call to a 2026-07-28 revision it serves. It
+ * validates the whole message, so its verdict is kept by what alone decides it when the message has
+ * no foreign members: the headers, the id's type and the envelope (arguments and name never matter).
+ */
+function sdkServesModern(
+  raw: unknown,
+  message: InboundMessage,
+  version: string | undefined,
+  method: string | undefined,
+): boolean {
+  const key = message.requestMembersOnly ? verdictKey(message, version, method) : undefined;
+  const kept = key === undefined ? undefined : verdicts.get(key);
+  if (kept !== undefined) return kept;
   const route = classifyInboundRequest({
     httpMethod: "POST",
     body: raw,
-    ...(headers && { protocolVersionHeader: version, mcpMethodHeader: method }),
+    ...(version !== undefined && { protocolVersionHeader: version }),
+    ...(method !== undefined && { mcpMethodHeader: method }),
   });
-  return route.kind === "modern" && MODERN_REVISIONS.includes(route.classification.revision ?? "");
+  const verdict = route.kind === "modern" && MODERN_REVISIONS.includes(route.classification.revision ?? "");
+  if (key !== undefined) {
+    if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict;
 }
+
+const verdictKey = (message: InboundMessage, version?: string, method?: string): string =>
+  JSON.stringify([version, method, idKind(message.id), message.method, message.params?._meta]);
+
+const idKind = (id: MessageId | undefined): string =>
+  typeof id === "number" ? (Number.isSafeInteger(id) ? "integer" : "number") : typeof id;
 
 /** The SDK answers JSON only to a client that accepts both JSON and an event stream. */
 const acceptsBoth = (accept: string | undefined): boolean =>

@@ -230,6 +230,14 @@ describe("readMessage: progress, retries, calls and cancellations", () => {
     expect(readMessage(request("tools/call", { name: "x", requestId: 3 })).cancels).toBeUndefined();
   });
 
+  it("tells whether a message has members beside a request's own", () => {
+    expect(readMessage(request("tools/call", { name: "x" })).requestMembersOnly).toBe(true);
+    expect(readMessage({ ...request("tools/call", { name: "x" }), result: {} }).requestMembersOnly).toBe(
+      false,
+    );
+    expect(readMessage({ jsonrpc: "2.0", id: 4, result: {} }).requestMembersOnly).toBe(false);
+  });
+
   it("reads a response: its id, no method, legacy", () => {
     const message = readMessage({ jsonrpc: "2.0", id: 4, result: {} });
     expect(message).toMatchObject({ jsonrpc: true, id: 4, era: "legacy", retrying: false });
@@ -240,6 +248,7 @@ describe("readMessage: progress, retries, calls and cancellations", () => {
 describe("readMessage: what is not well formed reads as absent", () => {
   const EMPTY: InboundMessage = {
     jsonrpc: false,
+    requestMembersOnly: false,
     id: undefined,
     method: undefined,
     params: undefined,
@@ -260,9 +269,12 @@ describe("readMessage: what is not well formed reads as absent", () => {
     ["a number", 42],
     ["a string", '{"jsonrpc":"2.0"}'],
     ["an array", [request("tools/list")]],
-    ["an empty object", {}],
   ])("reads %s as an empty message", (_case, raw) => {
     expect(readMessage(raw)).toEqual(EMPTY);
+  });
+
+  it("reads an empty object as an empty message with no foreign members", () => {
+    expect(readMessage({})).toEqual({ ...EMPTY, requestMembersOnly: true });
   });
 
   it("reads every malformed field as absent, never throwing", () => {
@@ -272,7 +284,7 @@ describe("readMessage: what is not well formed reads as absent", () => {
       method: 7,
       params: ["not", "an", "object"],
     });
-    expect(message).toEqual(EMPTY);
+    expect(message).toEqual({ ...EMPTY, requestMembersOnly: true });
   });
 
   it("reads a _meta, capabilities, inputResponses and progress token of the wrong types as absent", () => {

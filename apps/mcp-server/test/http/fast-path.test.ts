@@ -195,6 +195,31 @@ const CASES: Case[] = [
     legacyCall("Pager_WhoAmI", {}, { "mcp-method": "tools/list", "mcp-name": "Pager_ListIncidents" }),
     OK,
   ),
+  // What the SDK's verdict on a 2026-07-28 call turns on besides its envelope and headers, each
+  // sent after the same envelope was served plainly: the id's type and members of its own.
+  fastly(
+    "2026-07-28, a string id",
+    withBody(modernCall("Pager_WhoAmI"), call("Pager_WhoAmI", {}, ENVELOPE, "call-7")),
+    MODERN_OK,
+  ),
+  bySdk(
+    "2026-07-28, a fractional id",
+    withBody(modernCall("Pager_WhoAmI"), call("Pager_WhoAmI", {}, ENVELOPE, 7.5)),
+    400,
+    refused(-32600),
+  ),
+  bySdk(
+    "2026-07-28 with a member beside the request's own",
+    withBody(modernCall("Pager_WhoAmI"), { ...call("Pager_WhoAmI", {}, ENVELOPE), result: {} }),
+    400,
+    refused(-32600),
+  ),
+  bySdk(
+    "2026-07-28, an envelope naming its client wrongly",
+    modernCall("Pager_WhoAmI", {}, { meta: { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": "c" } }),
+    400,
+    INVALID_PARAMS,
+  ),
   // Errors: a tool's are results; malformed params are the SDK's to refuse.
   fastly("2025, an unknown tool", legacyCall("Pager_NoSuchTool"), NOT_HERE),
   fastly("2026-07-28, an unknown tool", modernCall("Pager_NoSuchTool"), NOT_HERE),

@@ -26,6 +26,11 @@ export type MessageId = string | number;
 export interface InboundMessage {
   /** Whether it says it is JSON-RPC 2.0 (`"jsonrpc": "2.0"`). */
   readonly jsonrpc: boolean;
+  /**
+   * Whether it has no members beside a request's own (`jsonrpc`, `id`, `method`, `params`): the
+   * SDK refuses a request with any other, so only then does its verdict not depend on the rest.
+   */
+  readonly requestMembersOnly: boolean;
   /** A request's id (a response's too); absent for a notification. */
   readonly id?: MessageId;
   /** A request's or notification's method; absent for a response. */
@@ -85,6 +90,7 @@ export function readMessage(raw: unknown, names?: ToolNames): InboundMessage {
   const inputResponses = objectOr(params?.inputResponses);
   return {
     jsonrpc: message?.jsonrpc === "2.0",
+    requestMembersOnly: message !== undefined && requestMembersOnly(message),
     id: idOr(message?.id),
     method,
     params,
@@ -137,6 +143,13 @@ function callOf(params: Record<string, unknown> | undefined, names: ToolNames | 
   const name = params?.name;
   if (typeof name !== "string") return undefined;
   return { name, canonical: names?.canonical(name), arguments: params?.arguments };
+}
+
+const REQUEST_MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
+
+function requestMembersOnly(message: Record<string, unknown>): boolean {
+  for (const key in message) if (!REQUEST_MEMBERS.has(key)) return false;
+  return true;
 }
 
 const objectOr = (value: unknown): Record<string, unknown> | undefined =>
