@@ -9,6 +9,8 @@ export interface CallAnswer {
   /** The first text content, or the JSON-RPC error's message. */
   text: string;
   data: Record<string, unknown> | undefined;
+  /** The JSON-RPC result, whole (its `_meta`, an `input_required` answer's requests). */
+  result: Record<string, unknown> | undefined;
 }
 
 /** The front-door access token of `person` (`sub`), as the deployment's identity provider issues it. */
@@ -18,18 +20,26 @@ export function bearerOf(d: Deployment, person: string): Promise<string> {
   });
 }
 
-/** Calls `tool` as `person` through the deployment's URL. */
+/** Where and how a call is made: the MCP URL's path (a connector URL's), the client's capabilities. */
+export interface CallOptions {
+  /** `/mcp` unless given (`/mcp/pager@eu`). */
+  path?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+/** Calls `tool` as `person` through the deployment's URL (at `options.path`, else `/mcp`). */
 export async function callAs(
   d: Deployment,
   person: string,
   tool: string,
   args: Record<string, unknown> = {},
+  options: CallOptions = {},
 ): Promise<CallAnswer> {
   const meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientCapabilities": options.capabilities ?? {},
   };
-  const response = await fetch(`${d.url}/mcp`, {
+  const response = await fetch(`${d.url}${options.path ?? "/mcp"}`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${await bearerOf(d, person)}`,
@@ -54,6 +64,7 @@ export async function callAs(
     isError: error !== undefined || result?.isError === true,
     text: error?.message ?? content?.[0]?.text ?? "",
     data: result?.structuredContent as Record<string, unknown> | undefined,
+    result,
   };
 }
 
