@@ -315,4 +315,21 @@ describe("authGuard", async () => {
       expect(answer.headers["www-authenticate"], resource).toContain('error="invalid_token"');
     }
   });
+
+  it("serves a token bound to one account's connector URL at that account's URLs only", async () => {
+    const bound = verifier({ ...alice, resource: new URL("https://mcp.example.com/mcp/sheets@work") });
+    const at = async (path: string) =>
+      (await guarded({ verifier: bound, resource: `https://mcp.example.com${path}` }))({ headers: bearer });
+    for (const path of ["/mcp/sheets@work", "/mcp/sheets@work/readonly"])
+      expect((await at(path)).status, path).toBe(200);
+    // Another account, the default one, a label the bound one starts, and the same URL with more.
+    for (const path of [
+      "/mcp/sheets@home",
+      "/mcp/sheets",
+      "/mcp/sheets@workshop",
+      "/mcp/sheets@work+pager",
+      "/mcp/sheets@work:values",
+    ])
+      expect((await at(path)).status, path).toBe(401);
+  });
 });
