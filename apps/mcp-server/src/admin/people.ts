@@ -1,3 +1,4 @@
+import { DEFAULT_LABEL } from "../credentials/labels.js";
 import { PROVIDER_IDS, type ProviderId } from "../credentials/providers.js";
 import { connectionRecords } from "../credentials/team-grants.js";
 import { grantAlive, personGrants } from "../team/authorize/adapter.js";
@@ -11,6 +12,10 @@ import { fields, iso, json, table, when } from "./format.js";
 /** One connection of a person, as `admin person` shows it: never a token. */
 interface Connection {
   provider: ProviderId;
+  /** Which of the person's accounts at the provider it is, as connector URLs name it (`pager@eu`). */
+  label: string;
+  /** Whether it is the provider's default account, the one a URL naming no label acts as. */
+  default: boolean;
   account?: string;
   scopes: string[];
   connectedAt?: number;
@@ -28,14 +33,20 @@ async function connectionsOf(store: TeamStore, person: Person): Promise<Connecti
   const records = await Promise.all(
     PROVIDER_IDS.map((provider) => connectionRecords(store, person.hash, provider)),
   );
-  return records.flat().map(({ provider, account, scopes, connectedAt }) => ({
+  // Each provider's records come default first.
+  return records.flat().map(({ provider, label, account, scopes, connectedAt }, index, all) => ({
     provider,
+    label: label ?? DEFAULT_LABEL,
+    default: all[index - 1]?.provider !== provider,
     account,
     scopes: scopes ?? [],
     connectedAt,
     lastUse: person.lastUse[provider],
   }));
 }
+
+/** A connection as a connector URL names its account: `pager@eu`. */
+const accountName = (connection: Connection): string => `${connection.provider}@${connection.label}`;
 
 /** How many of the person's grants are alive (a member may outlive its grant, ended by itself). */
 async function liveGrants(store: TeamStore, hash: string): Promise<number> {
@@ -63,7 +74,8 @@ export async function people(store: TeamStore, asJson: boolean): Promise<string>
         person: person.pseudonym,
         principal: person.principal ?? null,
         name: person.display ?? null,
-        connections: person.connections.map((connection) => connection.provider),
+        connections: [...new Set(person.connections.map((connection) => connection.provider))],
+        accounts: person.connections.map(accountName),
         clients: person.clients,
         signedIn: iso(person.signedInAt),
         lastCall: iso(person.lastCall),
@@ -76,7 +88,7 @@ export async function people(store: TeamStore, asJson: boolean): Promise<string>
       person.pseudonym,
       person.principal ?? "",
       person.display ?? "",
-      person.connections.map((connection) => connection.provider).join(", "),
+      person.connections.map(accountName).join(", "),
       String(person.clients),
       when(person.lastCall),
     ]),
@@ -136,9 +148,10 @@ export async function person(store: TeamStore, hash: string, asJson: boolean): P
   const connections = !found.connections.length
     ? "No connections.\n"
     : table(
-        ["connection", "account", "scopes", "connected", "last use"],
+        ["connection", "label", "account", "scopes", "connected", "last use"],
         found.connections.map((connection) => [
           connection.provider,
+          connection.default ? `${connection.label} (default)` : connection.label,
           connection.account ?? "",
           connection.scopes.join(" "),
           when(connection.connectedAt),

@@ -23,6 +23,7 @@ const CLIENT = "client-registered-1";
 const SECRETS = {
   pager: `pager-access-${randomBytes(8).toString("hex")}`,
   refresh: `pager-refresh-${randomBytes(8).toString("hex")}`,
+  pagerEu: `pager-eu-access-${randomBytes(8).toString("hex")}`,
   marketing: `marketing-key-${randomBytes(8).toString("hex")}`,
 };
 /** When everything in the store happened: 2026-01-05 14:03 UTC. */
@@ -52,6 +53,22 @@ beforeAll(async () => {
       server: {
         issuer: "https://identity.pagerduty.com",
         token_endpoint: "https://identity.pagerduty.com/t",
+      },
+      clientId: "pager-client",
+    }),
+  );
+  // A second PagerDuty account, under its own label: the first stays the default.
+  await grants.save(
+    grantOf({
+      provider: "pager",
+      label: "eu",
+      connectedAt: AT,
+      account: "Alice EU",
+      accessToken: SECRETS.pagerEu,
+      scopes: ["read"],
+      server: {
+        issuer: "https://identity.eu.pagerduty.com",
+        token_endpoint: "https://identity.eu.pagerduty.com/t",
       },
       clientId: "pager-client",
     }),
@@ -107,7 +124,14 @@ describe("toolkits-mcp admin", () => {
     expect(code).toBe(0);
     expect(rows(stdout)).toEqual([
       ["PERSON", "PRINCIPAL", "NAME", "CONNECTIONS", "CLIENTS", "LAST CALL"],
-      [pseudonymOf(hashKey(ALICE)), ALICE, "alice@example.com", "pager, marketing", "1", WHEN],
+      [
+        pseudonymOf(hashKey(ALICE)),
+        ALICE,
+        "alice@example.com",
+        "pager@alice-example, pager@eu, marketing@default",
+        "1",
+        WHEN,
+      ],
       [pseudonymOf(hashKey(BOB)), BOB, "-", "-", "0", "2026-01-05 14:02 UTC"],
     ]);
   });
@@ -121,6 +145,7 @@ describe("toolkits-mcp admin", () => {
         principal: ALICE,
         name: "alice@example.com",
         connections: ["pager", "marketing"],
+        accounts: ["pager@alice-example", "pager@eu", "marketing@default"],
         clients: 1,
         signedIn: expect.any(String),
         lastCall: new Date(AT).toISOString(),
@@ -130,6 +155,7 @@ describe("toolkits-mcp admin", () => {
         principal: BOB,
         name: null,
         connections: [],
+        accounts: [],
         clients: 0,
         signedIn: null,
         lastCall: new Date(AT - 60_000).toISOString(),
@@ -137,7 +163,7 @@ describe("toolkits-mcp admin", () => {
     ]);
   });
 
-  it("person: by the id log lines show, connections by provider (account, scopes, last use) and authorised clients", async () => {
+  it("person: by the id log lines show, connections by provider and label (the default marked; account, scopes, last use) and authorised clients", async () => {
     const { code, stdout } = await admin("person", pseudonymOf(hashKey(ALICE)));
     expect(code).toBe(0);
     const [head = "", connections = "", clients = ""] = stdout.split("\n\n");
@@ -146,9 +172,10 @@ describe("toolkits-mcp admin", () => {
     expect(head).toContain("0 at /connect, 1 grant");
     expect(head).toContain("no refresh token at the identity provider");
     expect(rows(connections)).toEqual([
-      ["CONNECTION", "ACCOUNT", "SCOPES", "CONNECTED", "LAST USE"],
-      ["pager", "Alice Example", "read", WHEN, WHEN],
-      ["marketing", "-", "-", WHEN, "-"],
+      ["CONNECTION", "LABEL", "ACCOUNT", "SCOPES", "CONNECTED", "LAST USE"],
+      ["pager", "alice-example (default)", "Alice Example", "read", WHEN, WHEN],
+      ["pager", "eu", "Alice EU", "read", WHEN, WHEN],
+      ["marketing", "default (default)", "-", "-", WHEN, "-"],
     ]);
     expect(rows(clients)[0]).toEqual(["CLIENT", "NAME", "SCOPES", "AUTHORISED"]);
     expect(rows(clients)[1]?.slice(0, 3)).toEqual([CLIENT, "Test agent", "pager sheets"]);
@@ -166,11 +193,14 @@ describe("toolkits-mcp admin", () => {
       connections: [
         {
           provider: "pager",
+          label: "alice-example",
+          default: true,
           account: "Alice Example",
           scopes: ["read"],
           lastUse: new Date(AT).toISOString(),
         },
-        { provider: "marketing", scopes: [], lastUse: null },
+        { provider: "pager", label: "eu", default: false, account: "Alice EU" },
+        { provider: "marketing", label: "default", default: true, scopes: [], lastUse: null },
       ],
       clients: [{ clientId: CLIENT, name: "Test agent", scopes: ["pager", "sheets"] }],
     });
