@@ -39,8 +39,11 @@ ${errorLine(options.error)}
   );
 }
 
-/** The App API key form: a key and its region. */
-export function marketingFormPage(csrf: string, options: { error?: string; region?: string } = {}): Html {
+/** The App API key form: a key and its region, and the label its link asked for, if any. */
+export function marketingFormPage(
+  csrf: string,
+  options: { error?: string; region?: string; label?: string } = {},
+): Html {
   const region = options.region === "eu" ? "eu" : "us";
   return layout(
     `Connect ${PROVIDERS.marketing.title}`,
@@ -49,6 +52,7 @@ here. It is checked with one read request, then kept encrypted for your agent's 
 ${errorLine(options.error)}
 <form method="post" action="${CONNECT_PATH}/marketing">
 <input type="hidden" name="csrf" value="${csrf}">
+${options.label && html`<input type="hidden" name="label" value="${options.label}">`}
 <label for="api_key">App API key</label>
 <input id="api_key" name="api_key" type="password" autocomplete="off" required>
 <label for="region">Region of the workspace</label>
@@ -61,13 +65,15 @@ ${errorLine(options.error)}
   );
 }
 
-/** What was connected, and how to undo it. */
+/** What was connected, under which label, and how to undo it. */
 export function connectedPage(connection: Grant): Html {
   const title = PROVIDERS[connection.provider].title;
+  const as = connection.account ? ` as ${connection.account}` : "";
+  const labelled = connection.label ? `, labelled “${connection.label}”` : "";
   const what =
     connection.provider === "marketing"
-      ? `Connected ${title} (${(connection.region ?? "us").toUpperCase()} region).`
-      : `Connected ${title}${connection.account ? ` as ${connection.account}` : ""}.`;
+      ? `Connected ${title}${as} (${(connection.region ?? "us").toUpperCase()} region)${labelled}.`
+      : `Connected ${title}${as}${labelled}.`;
   return messagePage(
     "Connected",
     what,
