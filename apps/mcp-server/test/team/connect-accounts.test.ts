@@ -134,7 +134,9 @@ describe("a connect link for a chosen account", () => {
     const person = principal("cleo");
     const form = await cleo.open((await connections.link(person, "marketing")).url);
     const first = await cleo.submit(form, { api_key: KEY, region: "eu" });
-    expect(first.text).toContain("Connected Customer.io App API as Main (EU region), labelled “main-eu”.");
+    expect(first.text).toContain(
+      "Connected Customer.io App API (EU region), workspace Main, labelled “main-eu”.",
+    );
 
     const labelled = await cleo.open((await connections.link(person, "marketing", "second")).url);
     expect(labelled.form().fields.label).toBe("second");
@@ -147,5 +149,65 @@ describe("a connect link for a chosen account", () => {
     const refused = await cleo.submit(forged, { api_key: KEY, label: "Not A Label" });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain("The account label “Not A Label” is not one");
+  });
+});
+
+describe("the connections page with several accounts at a provider", () => {
+  it("connects another account, renames one (refusing what is not a label or already used) and makes it the default", async () => {
+    const ivy = browser({ user: "ivy" });
+    const person = principal("ivy");
+    expect((await ivy.open((await connections.link(person, "pager")).url)).status).toBe(200);
+    const list = await ivy.open(`${site.url}/connect`);
+    const another = list.links.find((link) => link.includes("/connect/pager?code="));
+    expect(list.text).toContain("Connect another PagerDuty account");
+    const connected = await ivy.open(another ?? "");
+    // PagerDuty names no account apart, so the other account gets a label of its own.
+    expect(connected.text).toContain("labelled “pager-2”");
+
+    const both = await ivy.open(`${site.url}/connect`);
+    expect(both.text).toContain("labelled “ivy”, the default");
+    expect(both.text).toContain("labelled “pager-2”, connected");
+    const renameForm = (page: typeof both, label: string) =>
+      page.forms.find((form) => form.action.endsWith("/pager/rename") && form.fields.label === label);
+    const form = renameForm(both, "pager-2");
+    const post = (fields: Record<string, string>) =>
+      ivy.post(form?.action ?? "", { ...form?.fields, ...fields });
+
+    const bad = await post({ new_label: "EU West!" });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain("New label: “eu west!” is not allowed; use lowercase letters, digits");
+    const taken = await post({ new_label: "ivy" });
+    expect(taken.status).toBe(400);
+    expect(taken.text).toContain("New label: you already use “ivy” for another PagerDuty account.");
+    const renamed = await post({ new_label: "eu" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.text).toContain("Renamed your PagerDuty account “pager-2” to “eu”.");
+    expect((await connections.of(person).list("pager")).map((grant) => grant.label)).toEqual(["ivy", "eu"]);
+
+    const makeDefault = renamed.forms.find(
+      (each) => each.action.endsWith("/pager/default") && each.fields.label === "eu",
+    );
+    const defaulted = await ivy.post(makeDefault?.action ?? "", makeDefault?.fields ?? {});
+    expect(defaulted.text).toContain("Your PagerDuty account “eu” is now the default.");
+    expect(defaulted.text).toContain("labelled “eu”, the default");
+    expect((await connections.of(person).list("pager")).map((grant) => grant.label)).toEqual(["eu", "ivy"]);
+
+    // Renaming the default keeps it the default.
+    const again = renameForm(defaulted, "eu");
+    await ivy.post(again?.action ?? "", { ...again?.fields, new_label: "europe" });
+    expect((await connections.of(person).list("pager")).map((grant) => grant.label)).toEqual([
+      "europe",
+      "ivy",
+    ]);
+  });
+
+  it("needs the CSRF token to rename or make default", async () => {
+    const jo = browser({ user: "jo" });
+    expect((await jo.open((await connections.link(principal("jo"), "pager")).url)).status).toBe(200);
+    for (const action of ["rename", "default"]) {
+      const refused = await jo.post(`${site.url}/connect/pager/${action}`, { label: "jo", new_label: "x" });
+      expect(refused.status).toBe(400);
+    }
+    expect((await connections.of(principal("jo")).list("pager")).map((grant) => grant.label)).toEqual(["jo"]);
   });
 });
