@@ -59,6 +59,23 @@ export function fitOf(
   return { path, advice };
 }
 
+/**
+ * `wanted` as a server name every client naming tools `<prefix><tool>` takes beside the longest
+ * of `toolNames` (Claude Code: `mcp__<server>__<tool>` within 64 characters): characters other
+ * than letters, digits, `-` and `_` made `-`, cut to the room left, without a trailing separator.
+ * Never empty: at least its first character.
+ */
+export function serverNameFitting(wanted: string, toolNames: readonly string[]): string {
+  const longest = Math.max(0, ...toolNames.map((tool) => tool.length));
+  const room = Math.min(
+    ...CLIENTS.flatMap(({ limits: { toolName } }) =>
+      toolName ? [toolName.maxName - toolName.prefix("").length - longest] : [],
+    ),
+  );
+  const cleaned = wanted.replace(/[^A-Za-z0-9_-]/g, "-");
+  return cleaned.slice(0, Math.max(1, room)).replace(/[-_]+$/, "") || cleaned.slice(0, 1);
+}
+
 /** One client's way to add the server, made for its fitting URL. */
 export interface ClientPlan {
   guide: ClientGuide;

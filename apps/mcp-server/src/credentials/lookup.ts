@@ -22,8 +22,8 @@ export interface Advice<Absent> {
   missing(provider: Provider, label?: string): Promise<Absent>;
   /** For the grant of the account `label` the provider refused to renew; `why` completes "The grant …". */
   refused(provider: OAuthProvider, why: string, label?: string): Promise<Remedy>;
-  /** For a grant lacking scopes a tool needs (`missing`). */
-  lacksScopes(provider: OAuthProvider, missing: readonly string[]): Promise<Remedy>;
+  /** For the grant of the account `label` lacking scopes a tool needs (`missing`). */
+  lacksScopes(provider: OAuthProvider, missing: readonly string[], label?: string): Promise<Remedy>;
 }
 
 /** The error of a remedy that needs the person to sign in or connect (again). */
@@ -62,7 +62,7 @@ export function accessTokens<Absent>(
     const granted = grant.scopes;
     if (!provider.covers(granted, scopes)) {
       const missing = scopes.filter((scope) => !granted.includes(scope));
-      const remedy = await advice.lacksScopes(provider, missing);
+      const remedy = await advice.lacksScopes(provider, missing, label);
       throw new ToolError("forbidden", remedy.message, { retryable: false, connect: remedy.connect });
     }
     return revealed(provider, grant.accessToken);

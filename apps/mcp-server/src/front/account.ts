@@ -1,4 +1,5 @@
 import type { AnyToolDefinition } from "@toolkits/core";
+import type { AccountLabels } from "../connectors/accounts.js";
 import { isProviderId, PROVIDER_IDS, type ProviderId } from "../credentials/providers.js";
 
 /** One upstream account, as the front page shows it. */
@@ -24,6 +25,8 @@ export interface Account {
   /** The CSRF token their session's forms carry. */
   csrf: string;
   connections: UpstreamConnection[];
+  /** Their accounts' labels at each provider connected, the default first. */
+  labels: AccountLabels;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type Logger, redact } from "@toolkits/core";
 import { clientPlans } from "../clients/fit.js";
 import type { ClientAuth } from "../clients/index.js";
+import type { AccountLabels, AccountUrl } from "../connectors/accounts.js";
 import type { OfferedUrl } from "../connectors/offer.js";
 import type { ProviderId } from "../credentials/providers.js";
 import { withoutTrailingSlash } from "../urls.js";
@@ -33,6 +34,8 @@ export interface FrontDeps {
     account(request: Request, providers: readonly ProviderId[]): Promise<Account | undefined>;
     signIn(returnTo: string): Promise<Response>;
   };
+  /** Per user: the connector URLs acting as each of a person's accounts (see `accountUrls`). */
+  accountUrls?(labels: AccountLabels): readonly AccountUrl[];
   /** Shared: the server's upstream accounts. */
   shared?: () => Promise<UpstreamConnection[]>;
   /** Bound to loopback: a shared server shows the page to anyone who reaches it there. */
@@ -67,7 +70,8 @@ export function frontHandler(deps: FrontDeps): (request: Request) => Promise<Res
       const account = await deps.people.account(request, deps.people.providers);
       if (!account) return deps.people.signIn(FRONT_PATH);
       const person = { who: account.who, csrf: account.csrf };
-      return answer(200, frontPage({ ...view, connections: account.connections, person }));
+      const accountUrls = deps.accountUrls?.(account.labels) ?? [];
+      return answer(200, frontPage({ ...view, connections: account.connections, person, accountUrls }));
     } catch (error) {
       deps.logger.warn("front page failed", { reason: redact((error as Error).message) });
       const text = "This page could not be made right now. Reload it in a moment.";

@@ -1,4 +1,5 @@
 import type { ClientPlan } from "../clients/fit.js";
+import type { AccountUrl } from "../connectors/accounts.js";
 import { APPS_COUNT_NOTE, type OfferedUrl, toolCount } from "../connectors/offer.js";
 import { ICONS_PATH, SERVER_ICON } from "../icons/index.js";
 import { Html, html } from "../web/html.js";
@@ -19,6 +20,8 @@ export interface FrontView {
   connections: readonly UpstreamConnection[];
   /** Per user: who is signed in, and their session's CSRF token for the disconnect forms. */
   person?: { who: string; csrf: string };
+  /** Per user: a connector URL per account where the person holds several at a provider. */
+  accountUrls?: readonly AccountUrl[];
 }
 
 /** The whole page: connector URLs, each client's way to add one, the upstream connections. */
@@ -29,6 +32,7 @@ export function frontPage(view: FrontView): Html {
     html`<main>
 <p>Add this server to your MCP client: pick the URL that serves what you need, then follow your client's steps.</p>
 ${urlsSection(view)}
+${accountsSection(view)}
 ${clientsSection(view.plans)}
 ${connectionsSection(view)}
 </main>
@@ -67,9 +71,25 @@ function urlsSection(view: FrontView): Html {
   const note = view.urls.some((url) => url.withApps !== undefined) && html`<p>${APPS_COUNT_NOTE}</p>`;
   return html`<section aria-labelledby="urls"><h2 id="urls">Connector URLs</h2>
 <p>Each URL serves a part of this server's tools, and never more than the server itself serves:
-<code>/mcp/&lt;toolkit&gt;[:&lt;toolset&gt;,…][+&lt;toolkit&gt;…][/readonly][/search]</code>.</p>
+<code>/mcp/&lt;toolkit&gt;[@&lt;account&gt;][:&lt;toolset&gt;,…][+&lt;toolkit&gt;…][/readonly][/search]</code>.
+A toolkit without <code>@&lt;account&gt;</code> acts as your default account there; <code>/mcp/pager@eu</code> acts as the one labelled “eu”.</p>
 <table><thead><tr><th scope="col">URL</th><th scope="col">Serves</th><th scope="col">Tools</th></tr></thead>
 <tbody>${rows}</tbody></table>${note}</section>`;
+}
+
+/** One connector per account, each under its own server name; nothing for a person with one account per provider. */
+function accountsSection(view: FrontView): Html | undefined {
+  const urls = view.accountUrls ?? [];
+  if (!urls.length) return undefined;
+  const rows = urls.map((url, index) => {
+    const id = `account-url-${index}`;
+    return html`<tr><td><code id="${id}">${view.base}${url.path}</code> ${copyButton(id, url.path)}</td><td><code>${url.name}</code></td><td>${url.what}</td></tr>`;
+  });
+  return html`<section aria-labelledby="accounts"><h2 id="accounts">Your accounts' connector URLs</h2>
+<p>To reach several of your accounts at one provider from one client, add one connector per account, each under its own
+server name (these keep Claude Code's <code>mcp__&lt;server&gt;__&lt;tool&gt;</code> within 64 characters).</p>
+<table><thead><tr><th scope="col">URL</th><th scope="col">Server name</th><th scope="col">Acts as</th></tr></thead>
+<tbody>${rows}</tbody></table></section>`;
 }
 
 function clientsSection(plans: readonly ClientPlan[]): Html {

@@ -1,6 +1,7 @@
 import type { Server as NodeServer } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { ToolRegistry } from "@toolkits/core/mcp";
+import { accountUrls } from "../connectors/accounts.js";
 import { offeredUrls } from "../connectors/offer.js";
 import { connectors } from "../connectors/selection.js";
 import { createDispatcher } from "../dispatch.js";
@@ -122,6 +123,8 @@ export async function listenHttp(
         apps: options.apps === "on",
         logger,
       });
+      const views = connectors(served.toolkits, served.tools);
+      const toolNamesOf = (kit: string) => registryOf(views.viewOf(kit)).listing.map((tool) => tool.name);
       const answer = route({
         drain,
         guards: [
@@ -129,7 +132,7 @@ export async function listenHttp(
           originGuard({ allowed: options.allowedOrigins, own: new URL(publicUrl).origin, loopback }),
         ],
         mcp,
-        connectors: connectors(served.toolkits, served.tools),
+        connectors: views,
         health: () => ({ status: "ok", tools: whole.listing.length }),
         ready: () => readiness({ store: team?.ready, verifier }, logger),
         metadata,
@@ -145,6 +148,7 @@ export async function listenHttp(
             account: serving.account,
             signIn: serving.visitors.signIn,
           },
+          accountUrls: (labels) => accountUrls(served.toolkits, labels, toolNamesOf),
           shared: served.shared,
           loopback,
           logger,

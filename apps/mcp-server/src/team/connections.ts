@@ -9,10 +9,15 @@ import { withoutTrailingSlash } from "../urls.js";
 import { CONNECT_PATH } from "./paths.js";
 import { hashKey, StoreUnavailable, type TeamStore } from "./store/index.js";
 
-/** Who a connect link was made for. */
+/** Who a connect link was made for, and which of their accounts it connects. */
 export interface LinkOwner {
   principal: string;
   provider: ProviderId;
+  /**
+   * The label the account is saved under (a connector URL's `pager@eu` asked for `eu`); absent: a
+   * label derived from the account, as for any new connection.
+   */
+  label?: string;
 }
 
 /** How long a connect link works, in milliseconds (10 minutes). */
@@ -46,12 +51,13 @@ export interface Connections {
   /** Every grant of `principal`, in PROVIDER_IDS order, each provider's default account first. */
   list(principal: string): Promise<Grant[]>;
   /**
-   * A link to `/connect/<provider>?code=…` with the person's single-use code for `provider`: the
-   * live one while it has at least 3 minutes left and is unspent, else a new one working for 10
-   * minutes, which replaces it. A person holds at most one live code per provider, whichever
-   * replica and however many calls ask at once.
+   * A link to `/connect/<provider>?code=…` with the person's single-use code for `provider` and
+   * `label` (the account it saves, see LinkOwner): the live one while it has at least 3 minutes
+   * left and is unspent, else a new one working for 10 minutes, which replaces it. A person holds
+   * at most one live code per provider and label, whichever replica and however many calls ask at
+   * once. The link's message names the label.
    */
-  link(principal: string, provider: ProviderId): Promise<PersonLink>;
+  link(principal: string, provider: ProviderId, label?: string): Promise<PersonLink>;
   /** Who a code was made for, without using it up; `undefined` when unknown or expired. */
   peek(code: string): Promise<LinkOwner | undefined>;
   /** Uses a code up: of several concurrent callers at most one gets its owner. */
@@ -59,10 +65,14 @@ export interface Connections {
 }
 
 const codeKey = (code: string) => `tk:code:${hashKey(code)}`;
-const pendingKey = (principal: string, provider: ProviderId) =>
-  `tk:pending:${hashKey(`${principal}\n${provider}`)}`;
+/** The hash naming a person's live code for a provider and label (the label's absence keeps the earlier hash). */
+const pendingHash = ({ principal, provider, label }: LinkOwner) =>
+  hashKey(label === undefined ? `${principal}\n${provider}` : `${principal}\n${provider}\n${label}`);
+const pendingKey = (owner: LinkOwner) => `tk:pending:${pendingHash(owner)}`;
+/** The index of a person's live codes for labelled accounts (their pending hashes), so offboarding finds them. */
+const labelledIndex = (principal: string) => `tk:pending-labelled:${hashKey(principal)}`;
 
-/** A person's live code for a provider, under `tk:pending:<hash(principal, provider)>`. */
+/** A person's live code for a provider and label, under `tk:pending:<pendingHash>`. */
 interface PendingCode {
   code: string;
   /** Epoch milliseconds. */
@@ -84,21 +94,22 @@ export function storedConnections(store: TeamStore, publicUrl: string, clients: 
       const grants = of(principal);
       return (await Promise.all(PROVIDER_IDS.map((provider) => grants.list(provider)))).flat();
     },
-    async link(principal, provider) {
-      const { code, expiresAt } = await pendingCode({ principal, provider });
+    async link(principal, provider, label) {
+      const { code, expiresAt } = await pendingCode({ principal, provider, ...(label ? { label } : {}) });
+      const account = label === undefined ? "account" : `account “${label}”`;
       return {
         url: `${base}${CONNECT_PATH}/${provider}?code=${code}`,
         id: randomBytes(12).toString("base64url"),
-        message: `Connect your ${PROVIDERS[provider].title} account to continue: open the link, sign in, and allow access (the link works for ${minutesLeft(expiresAt)} minutes).`,
+        message: `Connect your ${PROVIDERS[provider].title} ${account} to continue: open the link, sign in, and allow access (the link works for ${minutesLeft(expiresAt)} minutes).`,
         expiresAt,
       };
     },
     peek: (code) => store.get<LinkOwner>(codeKey(code)),
     redeem: (code) => store.take<LinkOwner>(codeKey(code)),
   };
-  // Calls of this process for one person and provider share one lookup; replicas share the lock.
+  // Calls of this process for one person, provider and label share one lookup; replicas share the lock.
   function pendingCode(owner: LinkOwner): Promise<PendingCode> {
-    const key = pendingKey(owner.principal, owner.provider);
+    const key = pendingKey(owner);
     let flight = flights.get(key);
     if (!flight) {
       flight = reusable(store, key).then((found) => found ?? mintUnderLock(store, key, owner));
@@ -148,20 +159,29 @@ async function mint(store: TeamStore, key: string, owner: LinkOwner): Promise<Pe
   };
   await store.set(codeKey(made.code), owner, CONNECT_LINK_TTL_MS);
   await store.set(key, made, CONNECT_LINK_TTL_MS);
+  if (owner.label !== undefined)
+    await store.index(labelledIndex(owner.principal)).add(pendingHash(owner), CONNECT_LINK_TTL_MS);
   if (replaced) await store.delete(codeKey(replaced.code));
   return made;
 }
 
 /**
- * Ends the connect links `principal` holds (one per provider at most): their codes stop working.
- * Resolves to how many were live. @throws StoreUnavailable
+ * Ends the connect links `principal` holds (one per provider and label at most): their codes stop
+ * working. Resolves to how many were live. @throws StoreUnavailable
  */
 export async function endPendingCodes(store: TeamStore, principal: string): Promise<number> {
+  const labelled = store.index(labelledIndex(principal));
+  const hashes = await labelled.members();
+  const keys = [
+    ...PROVIDER_IDS.map((provider) => pendingKey({ principal, provider })),
+    ...hashes.map((hash) => `tk:pending:${hash}`),
+  ];
   const ended = await Promise.all(
-    PROVIDER_IDS.map(async (provider) => {
-      const pending = await store.take<PendingCode>(pendingKey(principal, provider));
+    keys.map(async (key) => {
+      const pending = await store.take<PendingCode>(key);
       return pending !== undefined && (await store.delete(codeKey(pending.code)));
     }),
   );
+  await Promise.all(hashes.map((hash) => labelled.remove(hash)));
   return ended.filter(Boolean).length;
 }

@@ -38,10 +38,13 @@ export function teamCredentials(
   };
 }
 
-/** The per-user answers: a new connect link, after forgetting a grant its provider refused. */
+/**
+ * The per-user answers: a new connect link, after forgetting a grant its provider refused. A link
+ * for a chosen account connects it under that label, so the same call works once it is used.
+ */
 function connectAdvice(connections: Connections, principal: string): Advice<never> {
   const connect = async (provider: Provider, why: string, label?: string): Promise<Remedy> => {
-    const link = await available(() => connections.link(principal, provider.id));
+    const link = await available(() => connections.link(principal, provider.id, label));
     const account = label === undefined ? "account" : `account “${label}”`;
     return {
       message: `Your ${provider.title} ${account} ${why}. Ask the user to open ${link.url} in a browser to connect it (the link works for ${minutesLeft(link.expiresAt)} minutes), then call again.`,
@@ -56,6 +59,7 @@ function connectAdvice(connections: Connections, principal: string): Advice<neve
       await available(() => connections.of(principal).remove(provider.id, label));
       return connect(provider, "was refused by the provider when refreshed", label);
     },
-    lacksScopes: (provider) => connect(provider, "does not grant every permission this tool needs"),
+    lacksScopes: (provider, _missing, label) =>
+      connect(provider, "does not grant every permission this tool needs", label),
   };
 }

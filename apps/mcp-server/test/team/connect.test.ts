@@ -411,7 +411,9 @@ describe("the marketing form", () => {
     const checks = marketingChecks.length;
     const done = await alice.submit(failed, { api_key: GOOD_KEY, region: "us" });
     expect(done.status).toBe(200);
-    expect(done.text).toContain("Connected Customer.io App API (US region)");
+    expect(done.text).toContain(
+      "Connected Customer.io App API (US region), workspace Main, labelled “main-us”.",
+    );
     expect(done.links).toContain(`${site.url}/connect`);
     expect(marketingChecks.length).toBe(checks + 1);
     expect(await stored(principal("alice"), "marketing")).toMatchObject({
@@ -452,10 +454,12 @@ describe("the connections page", () => {
     expect(list.status).toBe(200);
     expect(list.text).toContain("Signed in as dora@example.com");
     expect(list.text).toContain("PagerDuty as dora@example.com");
-    expect(list.text).toContain("Customer.io App API US region");
+    expect(list.text).toContain("Customer.io App API as Main, US region, labelled “main-us”");
     expect(list.forms.map((form) => form.action)).toEqual([
       `${site.url}/connect/pager/disconnect`,
+      `${site.url}/connect/pager/rename`,
       `${site.url}/connect/marketing/disconnect`,
+      `${site.url}/connect/marketing/rename`,
     ]);
 
     const revocations = pagerAuth.revocations.length;

@@ -32,7 +32,13 @@ export async function accountOf(
       return { provider, title, connected: false, connectUrl: link.url };
     }),
   );
-  return { who: display ?? principal, csrf, connections };
+  const labels = Object.fromEntries(
+    providers.map((provider) => [
+      provider,
+      grants.filter((g) => g.provider === provider).map((g) => g.label ?? ""),
+    ]),
+  );
+  return { who: display ?? principal, csrf, connections, labels };
 }
 
 function describe(grant: Grant): string {

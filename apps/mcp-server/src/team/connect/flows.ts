@@ -16,6 +16,8 @@ export interface UpstreamFlow {
   verifier: string;
   /** The scopes asked for, for when the token response does not list what was granted. */
   scopes: string[];
+  /** The label the connection is saved under, as its link asked; absent: derived from the account. */
+  label?: string;
 }
 
 /** Flows are found by their OAuth `state`, stored under its hash (`tk:flow:<hash>`). */

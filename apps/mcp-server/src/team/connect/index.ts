@@ -19,6 +19,7 @@ import { linkWithoutCode, openLink } from "./link.js";
 import { disconnect, listConnections, revokeAuthorised } from "./manage.js";
 import { submitMarketing } from "./marketing.js";
 import { finishSignIn } from "./oidc.js";
+import { makeDefault, rename } from "./relabel.js";
 import { currentSession, type SignedInSession } from "./session.js";
 import { requireSignIn, showSignIn, submitToken } from "./signin.js";
 import { showSignOut, submitSignOut } from "./signout.js";
@@ -45,6 +46,8 @@ export interface ConnectSite {
    * - `GET /connect/<pager|google>/callback` — the provider's answer: stores the connection.
    * - `POST /connect/marketing` — the App API key form: checks the key with one read, stores it.
    * - `POST /connect/<provider>/disconnect` — removes a connection, revoking it upstream where possible.
+   * - `POST /connect/<provider>/rename`, `POST /connect/<provider>/default` — relabels one account
+   *   (`label`, `new_label`), makes one the provider's default (`label`).
    * - `GET /connect/sign-in`, `POST /connect/sign-in`, `GET /connect/signed-in` — browser sign-in:
    *   OpenID Connect at `MCP_OAUTH_ISSUER`, a form taking the person's named static token, or both.
    * - `GET /connect/sign-out`, `POST /connect/sign-out` — ends the browser's session.
@@ -172,12 +175,27 @@ async function providerRoute(
     // A provider's callback cannot be replayed after signing in: without a session, it is over.
     return withSession(ctx, request, (s) => finishUpstream(ctx, request, provider, s));
   }
-  if (action === "disconnect") {
+  const change = ACCOUNT_FORMS.get(action);
+  if (change) {
     if (method !== "POST") return notAllowed("POST");
-    return withSession(ctx, request, (s) => disconnect(ctx, request, provider, s));
+    return withSession(ctx, request, (s) => change(ctx, request, provider, s));
   }
   return notFound();
 }
+
+type AccountForm = (
+  ctx: ConnectContext,
+  request: Request,
+  provider: ProviderId,
+  session: SignedInSession,
+) => Promise<Response>;
+
+/** The forms of the connections page changing one account: `/connect/<provider>/<action>`. */
+const ACCOUNT_FORMS: ReadonlyMap<string, AccountForm> = new Map([
+  ["disconnect", disconnect],
+  ["rename", rename],
+  ["default", makeDefault],
+]);
 
 /** Form posts and providers' callbacks need a signed-in session: they cannot be carried through a sign-in. */
 async function withSession(

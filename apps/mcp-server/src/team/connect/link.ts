@@ -47,9 +47,14 @@ export async function openLink(
     upstream = found;
   }
   const redeemed = await ctx.connections.redeem(code);
-  if (!redeemed || redeemed.principal !== owner.principal || redeemed.provider !== provider)
+  if (
+    !redeemed ||
+    redeemed.principal !== owner.principal ||
+    redeemed.provider !== provider ||
+    redeemed.label !== owner.label
+  )
     return linkNotValid();
-  return upstream ? beginUpstream(ctx, upstream, redeemed.principal) : marketingForm(session);
+  return upstream ? beginUpstream(ctx, upstream, redeemed) : marketingForm(session, redeemed.label);
 }
 
 async function findUpstream(ctx: ConnectContext, provider: OAuthProviderId): Promise<Upstream | Response> {

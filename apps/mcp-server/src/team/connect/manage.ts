@@ -1,24 +1,53 @@
+import type { Grant } from "../../credentials/grant.js";
 import { PROVIDERS, type ProviderId } from "../../credentials/providers.js";
 import { page } from "../../web/respond.js";
 import { messagePage } from "../../web/templates.js";
+import { connectionsPage } from "./connections-page.js";
 import { type ConnectContext, principalHash } from "./context.js";
 import { type SignedInSession, sessionForm } from "./session.js";
-import { connectionsPage, howToDisconnect } from "./templates.js";
+import { howToDisconnect } from "./templates.js";
 import { type Revocation, revokeConnection } from "./upstream.js";
 
+/** What the connections page says after a form: a confirmation, or what could not be done (400). */
+export type Outcome = { notice: string } | { error: string };
+
 /**
- * `GET /connect`: the person's connections, each with a disconnect button, and (with the built-in
- * authorization server) the clients they authorised, each with a revoke button.
+ * `GET /connect`: the person's connections, each with its label and buttons to rename it, make it
+ * the default and disconnect it, a link connecting another account of each provider connected,
+ * and (with the built-in authorization server) the clients they authorised, each with a revoke
+ * button. With `outcome`, what the last form did.
  */
 export async function listConnections(
   ctx: ConnectContext,
   session: SignedInSession,
-  notice?: string,
+  outcome?: Outcome,
 ): Promise<Response> {
   const { principal, display, csrf } = session.record;
   const connections = await ctx.connections.list(principal);
   const clients = (await ctx.authorization?.clients.list(principal)) ?? [];
-  return page(200, connectionsPage(display ?? principal, connections, csrf, notice, clients));
+  const providers = [...new Set(connections.map((grant) => grant.provider))];
+  const links = await Promise.all(
+    providers.map(async (provider) => {
+      const label = anotherLabel(provider, connections);
+      return [provider, (await ctx.connections.link(principal, provider, label)).url] as const;
+    }),
+  );
+  const view = { who: display ?? principal, connections, csrf, clients, another: Object.fromEntries(links) };
+  return page(outcome && "error" in outcome ? 400 : 200, connectionsPage({ ...view, ...outcome }));
+}
+
+/**
+ * The label a link connecting another account of `provider` asks for: none for Google, whose
+ * e-mail address names each account apart; else the first free `<provider>-2`, `-3`, …, since a
+ * PagerDuty grant names no account and a key may not name its workspace, and a new account saved
+ * under the name of one already held would replace it. The person renames it afterwards.
+ */
+function anotherLabel(provider: ProviderId, connections: readonly Grant[]): string | undefined {
+  if (provider === "google") return undefined;
+  const held = new Set(
+    connections.filter((grant) => grant.provider === provider).map((grant) => grant.label),
+  );
+  for (let n = 2; ; n++) if (!held.has(`${provider}-${n}`)) return `${provider}-${n}`;
 }
 
 /**
@@ -37,11 +66,9 @@ export async function revokeAuthorised(
     return page(400, messagePage("This form has expired", "Nothing was revoked.", howToDisconnect));
   const revoked = await clients.revoke(session.record.principal, clientId);
   ctx.logger.info("client revoked", { principal: principalHash(session.record.principal), revoked });
-  return listConnections(
-    ctx,
-    session,
-    revoked ? "Revoked: that client can no longer act as you." : "That client was not authorised.",
-  );
+  return listConnections(ctx, session, {
+    notice: revoked ? "Revoked: that client can no longer act as you." : "That client was not authorised.",
+  });
 }
 
 /**

@@ -1,6 +1,8 @@
 import { redact, Secret } from "@toolkits/core";
 import { API_KEY_SECRET, REGION_SETTING, type Region, resolveUpstream } from "@toolkits/marketing";
 import type { KeyGrant } from "../../credentials/grant.js";
+import { isLabel, LABEL_FORM, labelFor } from "../../credentials/labels.js";
+import type { GrantStore } from "../../credentials/store.js";
 import { page } from "../../web/respond.js";
 import { messagePage } from "../../web/templates.js";
 import { type ConnectContext, principalHash } from "./context.js";
@@ -13,13 +15,21 @@ const CHECK_TIMEOUT_MS = 15_000;
 const MAX_KEY_LENGTH = 512;
 /** The cheapest read of the App API (`MarketingApi.ListWorkspaces`): it proves the key works. */
 const CHECK_PATH = "/v1/workspaces";
+/** A workspace list longer than this is not read for the workspace's name, in characters. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** The App API key form of a signed-in session (after its connect link was used). */
-export const marketingForm = (session: SignedInSession): Response =>
-  page(200, marketingFormPage(session.record.csrf));
+/**
+ * The App API key form of a signed-in session (after its connect link was used), saving the key
+ * under `label` when its link asked for one.
+ */
+export const marketingForm = (session: SignedInSession, label?: string): Response =>
+  page(200, marketingFormPage(session.record.csrf, { label }));
 
-/** How the App API answered the key check. */
-export type KeyCheck = "accepted" | "refused" | "failed";
+/**
+ * How the App API answered the key check: accepted (with the name of the key's workspace when it
+ * sees exactly one), refused, or failed.
+ */
+export type KeyCheck = { accepted: true; workspace?: string } | "refused" | "failed";
 
 /**
  * Sends one read with the key to `MARKETING_API_URL`, else the region's host.
@@ -35,13 +45,43 @@ export async function checkKey(ctx: ConnectContext, key: Secret, region: Region)
       redirect: "manual",
       signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
     });
+    if (response.ok) return { accepted: true, workspace: await workspaceName(response) };
     await response.body?.cancel();
-    if (response.status === 401 || response.status === 403) return "refused";
-    return response.ok ? "accepted" : "failed";
+    return response.status === 401 || response.status === 403 ? "refused" : "failed";
   } catch (error) {
     ctx.logger.warn("marketing key check failed", { reason: redact(String(error)) });
     return "failed";
   }
+}
+
+/**
+ * The name of the one workspace a `/v1/workspaces` answer lists, to name the account by; undefined
+ * for another answer (several workspaces, none, not JSON, over MAX_ANSWER_BYTES): the key works
+ * all the same.
+ */
+async function workspaceName(response: Response): Promise<string | undefined> {
+  const text = await response.text().catch(() => "");
+  if (text.length > MAX_ANSWER_BYTES) return undefined;
+  try {
+    const { workspaces } = JSON.parse(text) as { workspaces?: { name?: unknown }[] };
+    const name = Array.isArray(workspaces) && workspaces.length === 1 ? workspaces[0]?.name : undefined;
+    return typeof name === "string" && name.trim() ? name.trim().slice(0, 100) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The label of a new key of the workspace `grant.account`: its name and region (`main-us`), the
+ * label it already has when that workspace and region are connected, numbered when another holds
+ * it; undefined without a workspace name (the store names the account then).
+ */
+async function workspaceLabel(grants: GrantStore, grant: KeyGrant): Promise<string | undefined> {
+  if (!grant.account) return undefined;
+  const named = (each: { account?: string; region?: string }) =>
+    each.account && `${each.account} ${each.region ?? "us"}`;
+  const held = (await grants.list("marketing")).map((each) => [each.label ?? "", named(each)] as const);
+  return labelFor(named(grant), new Map(held));
 }
 
 /**
@@ -65,8 +105,11 @@ export async function submitMarketing(
   }
   const region = form.get("region");
   const value = form.get("api_key")?.trim() ?? "";
+  const asked = form.get("label") || undefined;
+  const label = asked !== undefined && isLabel(asked) ? asked : undefined;
   const again = (status: number, error: string) =>
-    page(status, marketingFormPage(session.record.csrf, { error, region: region ?? undefined }));
+    page(status, marketingFormPage(session.record.csrf, { error, region: region ?? undefined, label }));
+  if (asked !== label) return again(400, `The account label “${asked}” is not one (${LABEL_FORM}).`);
   if (region !== "us" && region !== "eu")
     return again(400, "Pick the region of the key's workspace: US or EU.");
   if (!value || value.length > MAX_KEY_LENGTH || /\s/.test(value)) {
@@ -88,8 +131,16 @@ export async function submitMarketing(
       "The key could not be checked: Customer.io did not answer as expected, so nothing was saved. Try again in a moment.",
     );
   }
-  const grant: KeyGrant = { provider: "marketing", connectedAt: Date.now(), apiKey: key, region };
-  await ctx.connections.of(session.record.principal).save(grant);
+  const grants = ctx.connections.of(session.record.principal);
+  const account = check.workspace;
+  const grant: KeyGrant = {
+    provider: "marketing",
+    connectedAt: Date.now(),
+    apiKey: key,
+    region,
+    ...(account ? { account } : {}),
+  };
+  const saved = await grants.save({ ...grant, label: label ?? (await workspaceLabel(grants, grant)) });
   ctx.logger.info("connected", { provider: "marketing", principal: principalHash(session.record.principal) });
-  return page(200, connectedPage(grant));
+  return page(200, connectedPage({ ...grant, label: saved }));
 }

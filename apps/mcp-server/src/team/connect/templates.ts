@@ -2,19 +2,20 @@ import type { Grant } from "../../credentials/grant.js";
 import { PROVIDERS } from "../../credentials/providers.js";
 import { type Html, html } from "../../web/html.js";
 import { layout, messagePage } from "../../web/templates.js";
-import type { AuthorisedClient } from "../authorize/consent.js";
 import { CONNECT_PATH } from "../connections.js";
 
 // The connect pages, in the server's page layout (web/templates.ts). Every value reaches them
 // through `html`, which escapes it. None is ever given a token, key, code, verifier or state: only
 // titles, account names, regions and the CSRF token.
 
-const connectionsLink = html`<a href="${CONNECT_PATH}">your connections</a>`;
+/** The link to the person's connections page. */
+export const connectionsLink = html`<a href="${CONNECT_PATH}">your connections</a>`;
 
 /** The close of every page that changed a connection: where to see and undo it. */
 export const howToDisconnect = html`To see or disconnect your accounts, open ${connectionsLink} (${CONNECT_PATH} on this server).`;
 
-const errorLine = (error: string | undefined) => error && html`<p class="error">${error}</p>`;
+/** A form's error, when there is one. */
+export const errorLine = (error: string | undefined) => error && html`<p class="error">${error}</p>`;
 
 /**
  * Signing in with a named static token; with `idp`, a link to sign in at the identity provider
@@ -39,8 +40,11 @@ ${errorLine(options.error)}
   );
 }
 
-/** The App API key form: a key and its region. */
-export function marketingFormPage(csrf: string, options: { error?: string; region?: string } = {}): Html {
+/** The App API key form: a key and its region, and the label its link asked for, if any. */
+export function marketingFormPage(
+  csrf: string,
+  options: { error?: string; region?: string; label?: string } = {},
+): Html {
   const region = options.region === "eu" ? "eu" : "us";
   return layout(
     `Connect ${PROVIDERS.marketing.title}`,
@@ -49,6 +53,7 @@ here. It is checked with one read request, then kept encrypted for your agent's 
 ${errorLine(options.error)}
 <form method="post" action="${CONNECT_PATH}/marketing">
 <input type="hidden" name="csrf" value="${csrf}">
+${options.label && html`<input type="hidden" name="label" value="${options.label}">`}
 <label for="api_key">App API key</label>
 <input id="api_key" name="api_key" type="password" autocomplete="off" required>
 <label for="region">Region of the workspace</label>
@@ -61,67 +66,20 @@ ${errorLine(options.error)}
   );
 }
 
-/** What was connected, and how to undo it. */
+/** What was connected, under which label, and how to undo it. */
 export function connectedPage(connection: Grant): Html {
   const title = PROVIDERS[connection.provider].title;
+  const labelled = connection.label ? `, labelled “${connection.label}”` : "";
   const what =
     connection.provider === "marketing"
-      ? `Connected ${title} (${(connection.region ?? "us").toUpperCase()} region).`
-      : `Connected ${title}${connection.account ? ` as ${connection.account}` : ""}.`;
+      ? `Connected ${title} (${(connection.region ?? "us").toUpperCase()} region)${connection.account ? `, workspace ${connection.account}` : ""}${labelled}.`
+      : `Connected ${title}${connection.account ? ` as ${connection.account}` : ""}${labelled}.`;
   return messagePage(
     "Connected",
     what,
     "You can close this page and go back to your agent.",
     howToDisconnect,
   );
-}
-
-/** What the list shows of a client the person authorised at the built-in authorization server. */
-type ShownClient = Pick<AuthorisedClient, "clientId" | "name" | "scopes">;
-
-/** The clients the person authorised, each with a revoke button; nothing without any. */
-function authorisedList(clients: readonly ShownClient[], csrf: string): Html | undefined {
-  if (!clients.length) return undefined;
-  const items = clients.map(
-    (
-      client,
-    ) => html`<li><strong>${client.name}</strong> <small>${client.clientId}; ${client.scopes.join(" ")}</small>
-<form method="post" action="${CONNECT_PATH}/clients/revoke"><input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="client_id" value="${client.clientId}"><button type="submit">Revoke</button></form></li>`,
-  );
-  return html`<h2>Clients you authorised</h2><ul>${items}</ul>`;
-}
-
-/** The person's connections, each with a disconnect button, then the clients they authorised. */
-export function connectionsPage(
-  who: string,
-  connections: readonly Grant[],
-  csrf: string,
-  notice?: string,
-  clients: readonly ShownClient[] = [],
-): Html {
-  const items = connections.map(
-    (connection) => html`<li><strong>${PROVIDERS[connection.provider].title}</strong>${describe(connection)}
-<form method="post" action="${CONNECT_PATH}/${connection.provider}/disconnect">
-<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="label" value="${connection.label ?? ""}"><button type="submit">Disconnect</button></form></li>`,
-  );
-  return layout(
-    "Your connections",
-    html`<p>Signed in as ${who} (<a href="${CONNECT_PATH}/sign-out">sign out</a>).</p>
-${notice && html`<p>${notice}</p>`}
-${connections.length ? html`<ul>${items}</ul>` : html`<p>No accounts are connected. When your agent needs one, it gives you a link to connect it.</p>`}
-${authorisedList(clients, csrf)}`,
-  );
-}
-
-function describe(connection: Grant): Html {
-  const parts = [
-    connection.account && `as ${connection.account}`,
-    connection.provider === "marketing" && connection.region && `${connection.region.toUpperCase()} region`,
-    connection.label && `labelled “${connection.label}”`,
-    `connected ${new Date(connection.connectedAt).toISOString().slice(0, 16).replace("T", " ")} UTC`,
-  ].filter(Boolean);
-  return html` <small>${parts.join(", ")}</small> `;
 }
 
 /** The sign-out button of a signed-in browser. */

@@ -13,10 +13,10 @@ import { type OAuthProviderId, PROVIDERS } from "../../credentials/providers.js"
 import { revokeGrant } from "../../credentials/renew.js";
 import { page, redirect } from "../../web/respond.js";
 import { messagePage } from "../../web/templates.js";
-import { CONNECT_PATH } from "../connections.js";
+import { CONNECT_PATH, type LinkOwner } from "../connections.js";
 import { type ConnectContext, principalHash } from "./context.js";
 import { errorText, exchangeFailure, oauthErrorCode } from "./failures.js";
-import { peekFlow, saveFlow, takeFlow } from "./flows.js";
+import { peekFlow, saveFlow, takeFlow, type UpstreamFlow } from "./flows.js";
 import type { SignedInSession } from "./session.js";
 import { connectedPage } from "./templates.js";
 
@@ -50,26 +50,30 @@ export async function upstreamFor(ctx: ConnectContext, id: OAuthProviderId): Pro
 
 /**
  * Sends the browser to the provider's consent page: code flow with PKCE (S256) and `state`,
- * asking for the toolkits' scopes. The flow (who, verifier) waits in the store for the callback.
+ * asking for the toolkits' scopes. The flow (who, verifier, the label its link asked for) waits in
+ * the store for the callback.
  */
 export async function beginUpstream(
   ctx: ConnectContext,
   upstream: Upstream,
-  principal: string,
+  owner: LinkOwner,
 ): Promise<Response> {
   const provider = upstream.setup.provider;
   const scopes = ctx.scopes(provider.id);
   const secrets = flowSecrets();
   const { verifier, state } = secrets;
-  await saveFlow(ctx.store, state, { kind: "upstream", provider: provider.id, principal, verifier, scopes });
+  const { principal, label } = owner;
+  const flow: UpstreamFlow = { kind: "upstream", provider: provider.id, principal, verifier, scopes };
+  await saveFlow(ctx.store, state, label === undefined ? flow : { ...flow, label });
   const redirectUri = callbackUrl(ctx, provider.id);
   const url = await authorizationUrl(upstream.config, provider, { ...secrets, redirectUri, scopes });
   return redirect(url.href, 302);
 }
 
 /**
- * `GET /connect/<provider>/callback`: exchanges the code for tokens and stores the grant.
- * Only the person who started the flow may finish it.
+ * `GET /connect/<provider>/callback`: exchanges the code for tokens and stores the grant, under the
+ * label the flow's link asked for (else one derived from the account). Only the person who started
+ * the flow may finish it.
  */
 export async function finishUpstream(
   ctx: ConnectContext,
@@ -92,9 +96,11 @@ export async function finishUpstream(
   } catch (error) {
     return exchangeFailed(ctx, id, error);
   }
-  await ctx.connections.of(flow.principal).save(grant);
+  const label = await ctx.connections
+    .of(flow.principal)
+    .save({ ...grant, ...(flow.label ? { label: flow.label } : {}) });
   ctx.logger.info("connected", { provider: id, principal: principalHash(flow.principal) });
-  return page(200, connectedPage(grant));
+  return page(200, connectedPage({ ...grant, label }));
 }
 
 const flowExpired = (id: OAuthProviderId) =>
