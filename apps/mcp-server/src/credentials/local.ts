@@ -53,5 +53,5 @@ export function tokensFrom(
 ): (provider: string, scopes: readonly string[], label?: string) => Promise<string | undefined> {
   const lookup = accessTokens(store, SIGN_IN_ADVICE, refresher(logger));
   return async (provider, scopes, label) =>
-    isOAuthProvider(provider) ? lookup(provider, scopes, label) : undefined;
+    isOAuthProvider(provider) ? (await lookup(provider, scopes, label))?.token : undefined;
 }

@@ -39,7 +39,13 @@ export type AccessTokens<Absent> = (
   provider: OAuthProviderId,
   scopes: readonly string[],
   label?: string,
-) => Promise<string | Absent>;
+) => Promise<AccountToken | Absent>;
+
+/** A credential, and the label of the account it is (the default's too, when none was chosen). */
+export interface AccountToken {
+  token: string;
+  label: string;
+}
 
 /**
  * The access-token lookup of every mode, answering as `advice` says. A missing scope answers
@@ -65,8 +71,16 @@ export function accessTokens<Absent>(
       const remedy = await advice.lacksScopes(provider, missing, label);
       throw new ToolError("forbidden", remedy.message, { retryable: false, connect: remedy.connect });
     }
-    return revealed(provider, grant.accessToken);
+    // A grant read from a store always has its label.
+    return { token: revealed(provider, grant.accessToken), label: grant.label as string };
   };
+}
+
+/** A marketing App API key, the region of its workspace, and the label of its account. */
+export interface MarketingKey {
+  key: string;
+  region: "us" | "eu" | undefined;
+  label: string;
 }
 
 /**
@@ -77,11 +91,15 @@ export function accessTokens<Absent>(
 export function marketingKey<Absent>(
   store: GrantStore<"marketing">,
   advice: Advice<Absent>,
-): (label?: string) => Promise<{ key: string; region: "us" | "eu" | undefined } | Absent> {
+): (label?: string) => Promise<MarketingKey | Absent> {
   return async (label) => {
     const grant = await available(() => store.get("marketing", label));
     if (!grant) return advice.missing(PROVIDERS.marketing, label);
-    return { key: revealed(PROVIDERS.marketing, grant.apiKey), region: grant.region };
+    return {
+      key: revealed(PROVIDERS.marketing, grant.apiKey),
+      region: grant.region,
+      label: grant.label as string,
+    };
   };
 }
 

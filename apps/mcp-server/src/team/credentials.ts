@@ -1,5 +1,13 @@
 import type { Logger } from "@toolkits/core";
-import { type Advice, accessTokens, marketingKey, type Remedy, signInFirst } from "../credentials/lookup.js";
+import {
+  type AccountToken,
+  type Advice,
+  accessTokens,
+  type MarketingKey,
+  marketingKey,
+  type Remedy,
+  signInFirst,
+} from "../credentials/lookup.js";
 import type { Provider } from "../credentials/providers.js";
 import { refresher } from "../credentials/refresh.js";
 import { available } from "../credentials/store.js";
@@ -13,15 +21,15 @@ import { type Connections, minutesLeft } from "./connections.js";
 export interface PersonCredentials {
   /**
    * The person's access token for an OAuth provider, from their account `label` (their default
-   * account there when undefined; never another account).
+   * account there when undefined; never another account), with the label of the account it is.
    * @throws ToolError `unauthenticated` with a connect link when the account is not connected or
    *   its provider refused the refresh; `forbidden` with a connect link when the connection lacks a
    *   scope the tool needs; `unavailable` when the store is out of reach; `upstream_unavailable`
    *   when the provider cannot be reached to refresh.
    */
-  accessToken(provider: "pager" | "google", scopes: readonly string[], label?: string): Promise<string>;
+  accessToken(provider: "pager" | "google", scopes: readonly string[], label?: string): Promise<AccountToken>;
   /** The person's marketing App API key and region, from their account `label`. @throws as `accessToken`. */
-  marketingKey(label?: string): Promise<{ key: string; region: "us" | "eu" | undefined }>;
+  marketingKey(label?: string): Promise<MarketingKey>;
 }
 
 /** Credentials of every person, from their `connections`; refreshes are logged on `logger`. */

@@ -29,7 +29,7 @@ export interface PerUserDeps {
  * is their own. Settings (regions, API URLs) stay the server's, except the marketing region, which
  * the person's key carries. Each person acts as the accounts `accounts` (or a connector URL, through
  * `chooseAccounts`) names by label, their default account at every other provider; budgets counted
- * per person are counted per person and chosen account.
+ * per person are counted per person and account (the account that answered, however it was named).
  */
 export function perUserHost(
   base: Host,
@@ -62,34 +62,37 @@ const BUDGET_PROVIDERS: ReadonlyMap<string, ProviderId | undefined> = new Map(
   ),
 );
 
-/** What the per-user audit line hears of a call: core's record, and the accounts the call acted as. */
+/** What the per-user audit line hears of a call: core's record, and the accounts the call acted as (by label). */
 export type AccountCallRecord = CallRecord & { accounts?: AccountChoice };
 
 /** One call's view of the host for `principal`, acting as the accounts `choice` names. */
 function personHost(base: Host, principal: string, deps: PerUserDeps, choice: AccountChoice): Host {
   const credentials = deps.credentials(principal);
   const fetcher = hostFetch(base);
+  // The accounts the call's credentials came from, by label: its default's too, once looked up.
+  const answered: Partial<Record<ProviderId, string>> = {};
+  const accountAt = (provider: ProviderId | undefined) =>
+    provider && (answered[provider] ?? choice[provider]);
   // One view per tool call: its making is the call.
   deps.activity?.called(principal);
   const audit = base.audit;
   return {
     ...base,
     forPrincipal: undefined,
-    // The audit line names the accounts chosen (the default otherwise), as the call acted as them.
-    audit:
-      audit && Object.keys(choice).length
-        ? (record) => audit({ ...record, accounts: choice } as AccountCallRecord)
-        : audit,
+    // The audit line names the accounts the call acted as, the default's included.
+    audit: audit && ((record) => audit({ ...record, ...accountsOf({ ...choice, ...answered }) })),
     state: deps.state(principal),
     async tokens(provider, scopes) {
       if (provider !== "pager" && provider !== "google") return undefined;
-      const token = await credentials.accessToken(provider, scopes, choice[provider]);
+      const { token, label } = await credentials.accessToken(provider, scopes, choice[provider]);
+      answered[provider] = label;
       deps.activity?.used(principal, provider);
       return token;
     },
     async secrets(name) {
       if (name !== API_KEY_SECRET) return undefined;
-      const { key, region } = await credentials.marketingKey(choice.marketing);
+      const { key, region, label } = await credentials.marketingKey(choice.marketing);
+      answered.marketing = label;
       deps.activity?.used(principal, "marketing");
       return region ? { value: key, settings: { [REGION_SETTING]: region } } : key;
     },
@@ -97,8 +100,10 @@ function personHost(base: Host, principal: string, deps: PerUserDeps, choice: Ac
     async fetch(input, init) {
       const budget = init?.budget;
       if (budget) {
-        // A budget counted per credential (the App API's, per key) is counted under its hash.
-        const label = choice[BUDGET_PROVIDERS.get(budget.name) as ProviderId];
+        // Counted per person and account (the account whatever URL named it, so the default's
+        // budget is one), or, for a budget counted per credential (the App API's, per key), under
+        // the credential's hash.
+        const label = accountAt(BUDGET_PROVIDERS.get(budget.name));
         const person = label === undefined ? principal : `${principal}\n${label}`;
         const key = budget.per === "credential" ? hashKey(authorization(input, init)) : person;
         await deps.limits.take(budget.name, key, init?.signal ?? requestOf(input)?.signal);
@@ -107,6 +112,9 @@ function personHost(base: Host, principal: string, deps: PerUserDeps, choice: Ac
     },
   };
 }
+
+const accountsOf = (accounts: AccountChoice): { accounts?: AccountChoice } =>
+  Object.keys(accounts).length ? { accounts } : {};
 
 const requestOf = (input: string | URL | Request): Request | undefined =>
   input instanceof Request ? input : undefined;

@@ -163,11 +163,16 @@ describe("several accounts per provider for one person (per user, Redis)", () =>
     await expect.poll(() => d.pagerAuth.revocations.length).toBe(revocations + 1);
 
     expect(connectLinkIn(d, await call("/mcp/pager@b", "Pager_WhoAmI"), "pager")).toBeTruthy();
-    // a's budget is used up for the minute: the plain URL's, its own, still answers as a.
-    expect(emailOf(await call("/mcp/pager", "Pager_WhoAmI"))).toBe("a@example.com");
+    const after = await alice.open(`${d.url}/connect`);
+    const pagerLabels = after.forms
+      .filter((each) => /\/pager\/disconnect$/.test(each.action))
+      .map((each) => each.fields.label);
+    expect(pagerLabels).toEqual(["a"]);
+    // The plain URL is a's too, and so is its budget, used up for the minute at /mcp/pager@a.
+    expect((await call("/mcp/pager", "Pager_WhoAmI")).text).toMatch(/^rate_limited: /);
   });
 
-  it("names the account by label in each audit line of a call a connector URL chose it for", () => {
+  it("names the account that answered by label in each audit line, the default's too", () => {
     const lines = onlyReplica(d)
       .stderr()
       .split("\n")
@@ -179,9 +184,10 @@ describe("several accounts per provider for one person (per user, Redis)", () =>
     expect(lines).toContainEqual(
       expect.objectContaining({ principal, accounts: "pager=nope", outcome: "unauthenticated" }),
     );
-    // The default account's calls name no label, as before accounts had any.
+    // The plain URL's call acted as the default account, a, and its line says so.
     expect(
-      lines.filter((line) => /ListIncidents$/.test(String(line.tool)) && line.accounts === undefined),
-    ).toHaveLength(1);
+      lines.filter((line) => /ListIncidents$/.test(String(line.tool)) && line.accounts === "pager=a"),
+    ).toHaveLength(2);
+    expect(lines.filter((line) => line.outcome === "ok" && line.accounts === undefined)).toEqual([]);
   });
 });

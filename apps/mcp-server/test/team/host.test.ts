@@ -16,7 +16,10 @@ import { hashKey } from "../../src/team/store/index.js";
 const ALICE = "token:alice";
 const listWorkspaces = marketingTool("MarketingApi.ListWorkspaces") as AnyToolDefinition;
 
-/** Alice's host, her marketing key in `region`; the budgets taken and the URLs sent, in order. */
+/**
+ * Alice's host, her marketing key in `region`, her default account at each provider labelled
+ * "main"; the budgets taken and the URLs sent, in order.
+ */
 async function aliceHost(region: "us" | "eu" | undefined, choice: AccountChoice = {}) {
   const [pager, sheets, marketing] = await Promise.all(
     [pagerToolkit, sheetsToolkit, marketingToolkit].map((kit) => kit.sandbox()),
@@ -31,11 +34,12 @@ async function aliceHost(region: "us" | "eu" | undefined, choice: AccountChoice 
   const credentials: PersonCredentials = {
     accessToken: async (provider, _scopes, label) => {
       labels.push(label);
-      return String(provider === "pager" ? pager?.tokens?.pager : sheets?.tokens?.google);
+      const token = String(provider === "pager" ? pager?.tokens?.pager : sheets?.tokens?.google);
+      return { token, label: label ?? "main" };
     },
     marketingKey: async (label) => {
       labels.push(label);
-      return { key: String(marketing?.secrets?.MARKETING_API_KEY), region };
+      return { key: String(marketing?.secrets?.MARKETING_API_KEY), region, label: label ?? "main" };
     },
   };
   const audits: unknown[] = [];
@@ -70,15 +74,28 @@ describe("the per-user host", () => {
   it("counts each request against the budget its toolkit named, per person or per key, and Drive against none", async () => {
     const alice = await aliceHost("us");
     await alice.call(listServices, { limit: 1 });
-    expect(alice.taken.splice(0)).toEqual([["pager", ALICE]]);
+    expect(alice.taken.splice(0)).toEqual([["pager", `${ALICE}\nmain`]]);
     await alice.call(listWorkspaces);
     expect(alice.taken.splice(0)).toEqual([["marketing", hashKey(`Bearer ${alice.key}`)]]);
     await alice.call(whoAmI);
     expect(alice.taken.splice(0)).toEqual([]);
     const created = await alice.call(createSpreadsheet, { title: "Budgets" });
-    expect(alice.taken.splice(0)).toEqual([["sheets-write", ALICE]]);
+    expect(alice.taken.splice(0)).toEqual([["sheets-write", `${ALICE}\nmain`]]);
     await alice.call(getSpreadsheetMetadata, { spreadsheet_id: created.spreadsheet_id });
-    expect(alice.taken.splice(0)).toEqual([["sheets-read", ALICE]]);
+    expect(alice.taken.splice(0)).toEqual([["sheets-read", `${ALICE}\nmain`]]);
+  });
+
+  it("counts the default account's calls against one budget whether or not a URL names it", async () => {
+    const plain = await aliceHost("us");
+    const named = await aliceHost("us", { pager: "main" });
+    await plain.call(listServices, { limit: 1 });
+    await named.call(listServices, { limit: 1 });
+    expect([...plain.taken, ...named.taken]).toEqual([
+      ["pager", `${ALICE}\nmain`],
+      ["pager", `${ALICE}\nmain`],
+    ]);
+    // The audit line names the account that answered, the default's too.
+    expect(plain.audits.at(-1)).toMatchObject({ principal: ALICE, accounts: { pager: "main" } });
   });
 
   it("acts as the chosen accounts, counting per-person budgets per person and account", async () => {
