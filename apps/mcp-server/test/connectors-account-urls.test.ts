@@ -19,6 +19,20 @@ describe("connector URLs per account", () => {
     expect(urls.map((url) => url.name)).toEqual(["toolkits-pager-eu", "toolkits-pager-b"]);
   });
 
+  it("names each account's server apart even where the toolkit's long tool names leave little room", () => {
+    const labels = ["main-us", "main-eu", "staging-workspace-eu", "staging-workspace-us"];
+    const urls = accountUrls(kits, { marketing: labels }, namesOf);
+    const longest = Math.max(...namesOf("marketing").map((name) => `${name}`.replace(".", "_").length));
+    const names = urls.map((url) => url.name);
+    expect(new Set(names).size).toBe(labels.length);
+    for (const name of names) {
+      expect(`mcp__${name}__`.length + longest).toBeLessThanOrEqual(64);
+      expect(name).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+    // Short labels keep their whole selves; long ones sharing a beginning are told apart by a number.
+    expect(names.slice(0, 2)).toEqual(["main-us", "main-eu"]);
+  });
+
   it("offers nothing to a person with one account per provider", () => {
     expect(accountUrls(kits, { pager: ["eu"], google: ["alice"] }, namesOf)).toEqual([]);
   });

@@ -20,9 +20,8 @@ export interface AccountUrl {
 /**
  * The connector URLs to offer a person holding several accounts at a provider: one per account
  * for each toolkit acting as that provider (`/mcp/pager@eu`, `/mcp/pager@b`), so a client reaches
- * both through two connectors. Each is named `toolkits-<toolkit>-<label>`, cut to fit beside the
- * longest of the toolkit's tools (`toolNamesOf`, as clients see them). None for a provider with
- * one account: the plain URLs act as it.
+ * both through two connectors. Each is named by `accountServerNames`. None for a provider with one
+ * account: the plain URLs act as it.
  */
 export function accountUrls(
   toolkits: readonly Toolkit[],
@@ -33,11 +32,37 @@ export function accountUrls(
     const provider = providerOfToolkit(kit);
     const held = provider ? (labels[provider] ?? []) : [];
     if (!provider || held.length < 2) return [];
-    const names = toolNamesOf(kit.id);
+    const names = accountServerNames(kit.id, held, toolNamesOf(kit.id));
     return held.map((label, at) => ({
       path: `/mcp/${kit.id}@${label}`,
       what: `${kit.title} tools as your ${PROVIDERS[provider].title} account “${label}”${at === 0 ? " (the default)" : ""}`,
-      name: serverNameFitting(`${SERVER_NAME}-${kit.id}-${label}`, names),
+      name: names[at] as string,
     }));
+  });
+}
+
+/**
+ * A server name for each of `labels` at `toolkit`, each fitting beside the longest of `toolNames`
+ * as clients see them (`serverNameFitting`) and no two alike, or a client could add one only: the
+ * longest form that fits, `toolkits-<toolkit>-<label>`, then `<toolkit>-<label>`, then `<label>`
+ * (the marketing toolkit's long tool names leave ten characters); a name still taken gets `-2`, `-3`, ….
+ */
+export function accountServerNames(
+  toolkit: string,
+  labels: readonly string[],
+  toolNames: readonly string[],
+): string[] {
+  const taken = new Set<string>();
+  return labels.map((label) => {
+    const forms = [`${SERVER_NAME}-${toolkit}-${label}`, `${toolkit}-${label}`, label];
+    const fits = forms.find((form) => serverNameFitting(form, toolNames) === form);
+    let name = serverNameFitting(fits ?? label, toolNames);
+    for (let n = 2; taken.has(name); n++)
+      name = `${serverNameFitting(
+        label,
+        toolNames.map((tool) => `${tool}-${n}`),
+      )}-${n}`;
+    taken.add(name);
+    return name;
   });
 }
