@@ -7,6 +7,7 @@
 import { CHROMIUM_ARGS, chromiumExecutable } from "@toolkits/testkit/chromium";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appToolsFor } from "../src/apps.js";
 import { parseSelection } from "../src/connectors/selection.js";
 import { TOOLKITS } from "../src/toolkits.js";
 import { INSTALL_TIMEOUT_MS } from "./team/debian.js";
@@ -15,12 +16,16 @@ import { type Deployment, startDeployment } from "./team/deployment.js";
 /** Claude Code's limit on `mcp__<server>__<tool>`, as its model API enforces it. */
 const CLAUDE_CODE_MAX = 64;
 
-/** The longest name, as clients see it, of the tools the connector URL `path` serves. */
+/**
+ * The longest name, as clients see it, of the tools the connector URL `path` can list: its
+ * toolkits' tools and the app-only tools of their MCP Apps views (listed to some clients too).
+ */
 function longestToolAt(path: string): string {
   const selection = parseSelection(path.replace(/^\/mcp\//, ""));
   const kits = [...selection.toolkits.keys()].map((id) => TOOLKITS[id]);
   expect(kits.length, path).toBeGreaterThan(0);
-  const names = kits.flatMap((kit) => kit?.tools ?? []).map((tool) => tool.name.replace(".", "_"));
+  const tools = kits.flatMap((kit) => kit?.tools ?? []);
+  const names = [...tools, ...appToolsFor(tools, "declared")].map((tool) => tool.name.replace(".", "_"));
   return names.reduce((found, name) => (name.length > found.length ? name : found), "");
 }
 
