@@ -93,7 +93,7 @@ export function registryEntry(): Record<string, unknown> {
         variables: {
           host: HOST,
           selection: {
-            description: `the tools to serve, as a connector URL's path after /mcp/ (${CONNECTOR_FORM}): pager, pager@eu+sheets@work/readonly, marketing:segments,broadcasts, search`,
+            description: `the tools to serve, as a connector URL's path after /mcp/ (${CONNECTOR_FORM}): pager, pager@eu+sheets@work/readonly, marketing:segments,broadcasts, search; to reach one of several accounts at a provider, name its label after the toolkit (pager@eu)`,
             isRequired: true,
             default: "search",
           },

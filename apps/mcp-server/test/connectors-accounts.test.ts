@@ -1,6 +1,6 @@
 import type { Host } from "@toolkits/core";
 import { describe, expect, it } from "vitest";
-import { connectors, parseSelection, SelectionError } from "../src/connectors/selection.js";
+import { accountsNamed, connectors, parseSelection, SelectionError } from "../src/connectors/selection.js";
 import type { ChoosingHost } from "../src/credentials/choice.js";
 import { servedRegistries } from "../src/served.js";
 import { TOOLKITS } from "../src/toolkits.js";
@@ -46,6 +46,15 @@ describe("connector URLs naming accounts", () => {
     expect(urls.viewOf("pager@eu+sheets@work").accounts).toEqual({ pager: "eu", google: "work" });
     expect(urls.viewOf("marketing@acme-us.2:segments").accounts).toEqual({ marketing: "acme-us.2" });
     expect(admitted("pager%40eu")).toEqual(admitted("pager"));
+  });
+
+  it("names the accounts a path chooses by provider, for the consent page", () => {
+    expect(accountsNamed("pager@eu+sheets@home:read/readonly", KITS)).toEqual({
+      pager: "eu",
+      google: "home",
+    });
+    expect(accountsNamed("pager+sheets", KITS)).toEqual({});
+    expect(() => accountsNamed("pager@EU", KITS)).toThrow(SelectionError);
   });
 
   it("spells each choice once in its view id, and tells accounts apart", () => {

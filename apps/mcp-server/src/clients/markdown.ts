@@ -29,8 +29,12 @@ export function clientsMarkdown(): string {
     ...urls.map((url) => `| \`${url.path}\` | ${url.what} | ${toolCount(url)} |`),
   ];
   const note = urls.some((url) => url.withApps !== undefined) ? [APPS_COUNT_NOTE] : [];
-  return [table.join("\n"), ...note, ...plans.map(clientSection)].join("\n\n");
+  return [table.join("\n"), ...note, ACCOUNTS_NOTE, ...plans.map(clientSection)].join("\n\n");
 }
+
+/** How a client reaches one of several accounts at a provider: a connector URL per account. */
+const ACCOUNTS_NOTE =
+  "To reach one of several accounts at a provider, name its label after the toolkit: `/mcp/pager@eu` acts as the PagerDuty account labelled `eu` (`/mcp/<toolkit>@<account>`, combinable: `/mcp/pager@eu+sheets@work/readonly`). Add one connector per account, each under its own server name; the front page offers a signed-in person one per account, with a name that fits Claude Code's 64 characters.";
 
 function clientSection(plan: ClientPlan): string {
   const parts = [

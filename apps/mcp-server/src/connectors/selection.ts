@@ -1,6 +1,6 @@
 import type { AnyToolDefinition, Toolkit } from "@toolkits/core";
 import { providerOfToolkit } from "../credentials/choice.js";
-import { type AccountChoice, isLabel, LABEL_FORM } from "../credentials/labels.js";
+import { type AccountChoice, isLabel, LABEL_FORM, NO_CHOICE } from "../credentials/labels.js";
 import type { ProviderId } from "../credentials/providers.js";
 import { toolsetOf } from "../toolkits.js";
 import type { View } from "../views.js";
@@ -54,6 +54,16 @@ export function parseSelection(path: string): Selection {
     else for (const element of part.split("+")) addToolkit(selection, element);
   }
   return selection;
+}
+
+/**
+ * The accounts the connector URL path `path` (after `/mcp/`) names, by the provider each toolkit
+ * acts as (`pager@eu+sheets` → `{ pager: "eu" }`); none for a path naming none.
+ * @throws SelectionError as `parseSelection` does, or for a label on a toolkit acting as no account.
+ */
+export function accountsNamed(path: string, toolkits: readonly Toolkit[]): AccountChoice {
+  const providers = new Map(toolkits.map((kit) => [kit.id, providerOfToolkit(kit)]));
+  return accountChoice(parseSelection(path), providers) ?? NO_CHOICE;
 }
 
 function addToolkit(

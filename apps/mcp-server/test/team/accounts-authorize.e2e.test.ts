@@ -14,6 +14,7 @@ import {
   pkce,
   redeemFields,
   refresh,
+  register,
   resourceOf,
   tokenRequest,
 } from "./authorize-flow.js";
@@ -154,5 +155,37 @@ describe("a built-in token for one account's connector URL (per user, Redis)", (
     );
     expect(redeemed.status).toBe(400);
     expect(redeemed.body.error).toBe("invalid_target");
+  });
+
+  it("says on the consent page which account of each toolkit the connector URL acts as, and its connect link connects that label", async () => {
+    const registered = await register(d.url, {
+      client_name: "Consent for accounts",
+      redirect_uris: [callback.url],
+    });
+    const url = authorizeUrl(d, {
+      client_id: String(registered.body.client_id),
+      redirect_uri: callback.url,
+      code_challenge: pkce().challenge,
+      resource: `${resourceOf(d)}/pager@eu+sheets@home`,
+    });
+    const consent = await alice.open(url, { stopBefore: (target) => target.href.startsWith(callback.url) });
+    const text = consent.text.replace(/\s+/g, " ");
+    expect(text, text).toContain("Allow access?");
+    expect(text).toContain("PagerDuty : the client acts as your PagerDuty account “eu”, not connected:");
+    expect(text).toContain("Connect PagerDuty account “eu”");
+    // Home, not the default (work), is the Google account the client will act as.
+    expect(text).toContain(
+      "Google : the client acts as your Google account “home”, connected as home@example.com",
+    );
+    expect(text).not.toContain("work@example.com");
+    // A provider the URL names no account of stays as it was: unlabelled.
+    expect(text).toContain("Customer.io App API not connected: Connect Customer.io App API");
+
+    const links = consent.links.filter((link) => link.includes("/connect/"));
+    expect(links).toHaveLength(2);
+    const pager = links.find((link) => link.includes("/connect/pager?code=")) ?? "";
+    d.pagerAuth.signInAs("pager-eu");
+    const connected = await alice.open(pager);
+    expect(connected.text).toContain("Connected PagerDuty as pager-eu@example.com, labelled “eu”.");
   });
 });

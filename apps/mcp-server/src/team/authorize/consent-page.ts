@@ -17,8 +17,11 @@ export interface ConsentView {
   /** The client's logo, a cached copy as a data URI. */
   logo?: string;
   scopes: readonly string[];
-  /** The person's upstream accounts: connected, or a link that connects one. */
-  connections: readonly { title: string; account?: string; link?: string }[];
+  /**
+   * The person's upstream accounts: connected, or a link that connects one; `label` when the
+   * connector URL names which of the person's accounts at that provider the client acts as.
+   */
+  connections: readonly { title: string; label?: string; account?: string; link?: string }[];
   csrf: string;
   /** Where the form posts. */
   action: string;
@@ -67,8 +70,14 @@ ${view.scopes.map(
 }
 
 function connectionItem(connection: ConsentView["connections"][number]): Html {
+  const { title, label } = connection;
+  const which =
+    label === undefined
+      ? html`<strong>${title}</strong>`
+      : html`<strong>${title}</strong>: the client acts as your ${title} account “${label}”,`;
   if (connection.link === undefined)
-    return html`<li><strong>${connection.title}</strong> connected${connection.account && html` as ${connection.account}`}</li>`;
-  return html`<li><strong>${connection.title}</strong> not connected:
-<a href="${connection.link}" target="_blank" rel="noopener">Connect ${connection.title}</a></li>`;
+    return html`<li>${which} connected${connection.account && html` as ${connection.account}`}</li>`;
+  const named = label === undefined ? title : `${title} account “${label}”`;
+  return html`<li>${which} not connected:
+<a href="${connection.link}" target="_blank" rel="noopener">Connect ${named}</a></li>`;
 }

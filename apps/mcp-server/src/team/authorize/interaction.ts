@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "@toolkits/core";
 import type { Provider } from "oidc-provider";
+import { accountsNamed } from "../../connectors/selection.js";
+import { type AccountChoice, NO_CHOICE } from "../../credentials/labels.js";
 import { PROVIDER_IDS, PROVIDERS } from "../../credentials/providers.js";
 import { sendResponse } from "../../http/respond.js";
 import { readBody } from "../../pages.js";
 import { telemetry } from "../../telemetry/index.js";
+import { TOOLKITS } from "../../toolkits.js";
 import { cookieName, cookieRequest, cookieValues, setCookie } from "../../web/cookies.js";
 import { csrfMatches, newCsrfToken } from "../../web/csrf.js";
 import { page, redirect, SECURITY_HEADERS } from "../../web/respond.js";
@@ -211,7 +214,11 @@ async function showConsent(
     loopbackOnly: redirectUris.every((uri) => isLoopback(URL.parse(uri)?.hostname ?? "")),
     logo: await deps.logo(client.logoUri),
     scopes: approval.scopes,
-    connections: await connectionItems(deps, approval.principal),
+    connections: await connectionItems(
+      deps,
+      approval.principal,
+      accountsOf(approval.resource, deps.resource),
+    ),
     csrf,
     action: `${INTERACTION_PATH}/${uid}/consent`,
   });
@@ -225,15 +232,36 @@ async function showConsent(
   });
 }
 
-/** The person's connections, and a fresh connect link for each provider not connected. */
-async function connectionItems(deps: InteractionDeps, principal: string) {
-  const connected = new Map((await deps.connections.list(principal)).map((grant) => [grant.provider, grant]));
+/**
+ * The accounts the connector URL `resource` names beneath the MCP URL `mcp` (`…/mcp/pager@eu`:
+ * PagerDuty's “eu”), by provider; none for the MCP URL itself or a URL naming none.
+ */
+function accountsOf(resource: string, mcp: string): AccountChoice {
+  const path = URL.parse(resource)?.pathname ?? "";
+  const beneath = `${URL.parse(mcp)?.pathname ?? "/mcp"}/`;
+  if (!path.startsWith(beneath)) return NO_CHOICE;
+  try {
+    return accountsNamed(path.slice(beneath.length), Object.values(TOOLKITS));
+  } catch {
+    return NO_CHOICE; // The authorization endpoint took the resource; a URL it refuses names none.
+  }
+}
+
+/**
+ * At each provider, the person's account the client will act as (the one `chosen` names, else the
+ * default, which `list` gives first), or a fresh connect link for it, carrying the chosen label.
+ */
+async function connectionItems(deps: InteractionDeps, principal: string, chosen: AccountChoice) {
+  const grants = await deps.connections.list(principal);
   return Promise.all(
     PROVIDER_IDS.map(async (provider) => {
-      const grant = connected.get(provider);
+      const label = chosen[provider];
+      const grant = grants.find(
+        (each) => each.provider === provider && (label === undefined || each.label === label),
+      );
       const title = PROVIDERS[provider].title;
-      if (grant) return { title, account: grant.account };
-      return { title, link: (await deps.connections.link(principal, provider)).url };
+      if (grant) return { title, label, account: grant.account };
+      return { title, label, link: (await deps.connections.link(principal, provider, label)).url };
     }),
   );
 }
