@@ -132,8 +132,9 @@ describe("several accounts per person in the team store", () => {
     await save("us", { label: "us" });
     const connections = storedConnections(store, "https://mcp.test", clients);
     const credentials = teamCredentials(connections, silentLogger)(person);
-    expect(await credentials.accessToken("pager", [], "us")).toBe("us");
-    expect(await credentials.accessToken("pager", [])).toBe("eu");
+    expect(await credentials.accessToken("pager", [], "us")).toEqual({ token: "us", label: "us" });
+    // No label chosen: the default account's, which says which it is.
+    expect(await credentials.accessToken("pager", [])).toEqual({ token: "eu", label: "eu" });
     const error = (await credentials.accessToken("pager", [], "apac").catch((caught) => caught)) as ToolError;
     expect(error).toBeInstanceOf(ToolError);
     expect(error.kind).toBe("unauthenticated");

@@ -104,7 +104,10 @@ describe("a connect link for a chosen account", () => {
     expect(page.text).toContain("Connected PagerDuty as alice@example.com, labelled “eu”.");
     const eu = await connections.of(person).get("pager", "eu");
     expect(eu?.label).toBe("eu");
-    expect(await credentials.accessToken("pager", ["read"], "eu")).toBe(eu?.accessToken.reveal());
+    expect(await credentials.accessToken("pager", ["read"], "eu")).toEqual({
+      token: eu?.accessToken.reveal(),
+      label: "eu",
+    });
     const after = await connections.of(person).get("pager");
     expect(after?.label).toBe(before?.label);
     expect(after?.accessToken.reveal()).toBe(before?.accessToken.reveal());
