@@ -192,6 +192,8 @@ function plainModern(
 const verdicts = new Map<string, boolean>();
 /** A client sends the same envelope and headers with each call: a few entries serve every client. */
 const VERDICTS_KEPT = 256;
+/** Longer keys (an envelope carrying much more than a client's name and capabilities) are not kept. */
+const VERDICT_KEY_MAX = 2_048;
 
 /**
  * Whether the SDK's own classification routes the call to a 2026-07-28 revision it serves. It
@@ -204,7 +206,8 @@ function sdkServesModern(
   version: string | undefined,
   method: string | undefined,
 ): boolean {
-  const key = message.requestMembersOnly ? verdictKey(message, version, method) : undefined;
+  const whole = message.requestMembersOnly ? verdictKey(message, version, method) : undefined;
+  const key = whole !== undefined && whole.length <= VERDICT_KEY_MAX ? whole : undefined;
   const kept = key === undefined ? undefined : verdicts.get(key);
   if (kept !== undefined) return kept;
   const route = classifyInboundRequest({

@@ -214,6 +214,11 @@ const CASES: Case[] = [
     400,
     refused(-32600),
   ),
+  fastly(
+    "2026-07-28, an envelope too long to keep the verdict of",
+    modernCall("Pager_WhoAmI", {}, { meta: { ...ENVELOPE, "test/padding": "x".repeat(4_000) } }),
+    MODERN_OK,
+  ),
   bySdk(
     "2026-07-28, an envelope naming its client wrongly",
     modernCall("Pager_WhoAmI", {}, { meta: { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": "c" } }),
