@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createContext,
@@ -200,6 +201,50 @@ describe("the size limit", () => {
     });
     const response = await client(upstream.origin).request({ method: "GET", path: "/" });
     expect(response.data).toEqual({ name: "Zoë Ångström 😀" });
+  });
+
+  it("reads an answer with a Content-Length whole, its characters decoded as sent", async () => {
+    const body = JSON.stringify({ name: "Zoë Ångström 😀", items: "x".repeat(5_000) });
+    const upstream = await serve((_req, res) =>
+      res.writeHead(200, { ...JSON_TYPE, "content-length": String(Buffer.byteLength(body)) }).end(body),
+    );
+    const response = await client(upstream.origin, { maxBytes: LIMIT }).request({ method: "GET", path: "/" });
+    expect(response.data).toEqual(JSON.parse(body));
+  });
+
+  it("holds a compressed answer to the limit once decoded, whatever its Content-Length", async () => {
+    const decoded = Buffer.from(`{"items":"${"x".repeat(2 * LIMIT)}"}`);
+    const compressed = gzipSync(decoded);
+    expect(compressed.byteLength).toBeLessThan(LIMIT);
+    const upstream = await serve((_req, res) =>
+      res
+        .writeHead(200, {
+          ...JSON_TYPE,
+          "content-encoding": "gzip",
+          "content-length": String(compressed.byteLength),
+        })
+        .end(compressed),
+    );
+    const error = await failure(
+      client(upstream.origin, { maxBytes: LIMIT }).request({ method: "GET", path: "/packed" }),
+    );
+    expect(error.message).toBe(
+      "GET /packed answered with more than 1 MB, the limit on one upstream answer, so reading stopped there. Ask for less at a time (a smaller page or range, narrower filters).",
+    );
+  });
+
+  it("refuses more than the limit from a host fetch that declares less than it sends", async () => {
+    const fetch = async () =>
+      new Response("x".repeat(2 * LIMIT), { status: 200, headers: { ...JSON_TYPE, "content-length": "10" } });
+    const error = await failure(
+      client("https://api.example.test", { maxBytes: LIMIT, fetch }).request({
+        method: "GET",
+        path: "/lying",
+      }),
+    );
+    expect(error.message).toBe(
+      "GET /lying answered with more than 1 MB, the limit on one upstream answer, so reading stopped there. Ask for less at a time (a smaller page or range, narrower filters).",
+    );
   });
 
   it("reads only the start of a huge error answer, for its message", async () => {
