@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger } from "@toolkits/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokensFrom } from "../src/credentials/local.js";
@@ -172,6 +173,18 @@ describe("the token file", () => {
     expect(again).toBeDefined();
     await Promise.all([google?.(), us?.(), again?.()]);
     expect(await readdir(join(configHome, "toolkits-mcp"))).toEqual(["tokens.json"]);
+  });
+
+  it("removes an account only once a refresh another process has under way is saved: logout never leaves it behind", async () => {
+    const label = await store.save(sampleSignIn("before"));
+    const refreshing = new TokenFile(store.path); // another process, refreshing the account
+    const release = await refreshing.lock("pager", label, 30_000);
+    const removing = store.remove("pager");
+    await Promise.race([removing, sleep(300)]);
+    await refreshing.save({ ...sampleSignIn("renewed"), label });
+    await release?.();
+    expect((await removing)?.accessToken.reveal()).toBe("renewed-access");
+    expect(await store.list("pager")).toEqual([]);
   });
 });
 

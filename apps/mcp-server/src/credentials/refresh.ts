@@ -2,12 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, ToolError } from "@toolkits/core";
 import { isStale, type OAuthGrant } from "./grant.js";
 import { type OAuthProviderId, PROVIDERS } from "./providers.js";
-import { available, type GrantStore } from "./store.js";
-
-/** How long one holder may keep a refresh lock, in milliseconds; a crashed holder frees it after this. */
-const REFRESH_LOCK_MS = 30_000;
-/** How often a caller waiting for another process's refresh looks again, in milliseconds. */
-const REFRESH_POLL_MS = 100;
+import { available, type GrantStore, REFRESH_LOCK_MS, REFRESH_POLL_MS } from "./store.js";
 
 /**
  * Brings a stale grant up to date: `undefined` when the grant is gone meanwhile.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ToolError } from "@toolkits/core";
 import { StoreUnavailable } from "../team/store/kv.js";
 import type { GrantOf } from "./grant.js";
@@ -5,6 +6,11 @@ import type { ProviderId } from "./providers.js";
 
 /** Frees a lock; safe to call after the lock expired (it never frees a later holder's). */
 export type Release = () => Promise<void>;
+
+/** How long one holder may keep an account's refresh lock, in milliseconds; a crashed holder frees it after this. */
+export const REFRESH_LOCK_MS = 30_000;
+/** How often a caller waiting for an account's refresh lock tries again, in milliseconds. */
+export const REFRESH_POLL_MS = 100;
 
 /**
  * Where grants live: the `login` token file (one person) or the sealed team store (one store per
@@ -32,7 +38,9 @@ export interface GrantStore<P extends ProviderId = ProviderId> {
   save(grant: GrantOf<P>): Promise<string>;
   /**
    * Removes one account (the default when `label` is undefined) and returns it, so the caller can
-   * revoke it upstream; the others stay.
+   * revoke it upstream; the others stay. It waits for a refresh of that account under way to end
+   * (see `whileNotRefreshing`), so the refresh cannot save the account back, and what it returns
+   * holds the latest tokens.
    */
   remove<Q extends P>(provider: Q, label?: string): Promise<GrantOf<Q> | undefined>;
   /** Makes the account labelled `label` the provider's default; false when there is no such account. */
@@ -55,5 +63,33 @@ export async function available<T>(operation: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof StoreUnavailable)) throw error;
     throw new ToolError("unavailable", `${error.message} Retry in a few seconds.`, { cause: error });
+  }
+}
+
+/**
+ * Runs `change` holding one account's refresh lock (`take`: the store's `lock` for it), first
+ * waiting for a refresh under way to end: a refresh reads, renews and saves the account under that
+ * lock, so nothing `change` does is undone by it. Polls every REFRESH_POLL_MS; a lock left by a
+ * crashed holder expires within REFRESH_LOCK_MS.
+ * @throws ToolError `unavailable` when the lock is still held after that; StoreUnavailable as the store's.
+ */
+export async function whileNotRefreshing<T>(
+  take: () => Promise<Release | undefined>,
+  change: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + REFRESH_LOCK_MS + REFRESH_POLL_MS;
+  for (;;) {
+    const release = await take();
+    if (release) {
+      try {
+        return await change();
+      } finally {
+        // A release that fails leaves the lock to expire on its own: the change is made.
+        await release().catch(() => {});
+      }
+    }
+    if (Date.now() > deadline)
+      throw new ToolError("unavailable", "A refresh of this account is taking too long; retry shortly.");
+    await sleep(REFRESH_POLL_MS);
   }
 }

@@ -2,7 +2,7 @@ import { hashKey, type TeamStore } from "../team/store/index.js";
 import { type Grant, type GrantOf, type GrantRecord, grantOf, recordOf } from "./grant.js";
 import { labelCandidates, labelFor } from "./labels.js";
 import type { OAuthClients, ProviderId } from "./providers.js";
-import type { GrantStore } from "./store.js";
+import { type GrantStore, REFRESH_LOCK_MS, whileNotRefreshing } from "./store.js";
 
 /**
  * A person's default account at a provider, by the hash of their principal: the key every grant was
@@ -108,17 +108,12 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
         return label;
       },
       async remove(provider, label) {
-        const current = await first(provider);
-        if (current && (label === undefined || labelOfRecord(current) === label)) {
-          const [, next] = await connectionRecords(store, person, provider);
-          if (next) await promote(next);
-          else await store.delete(connectionKey(person, provider));
-          return opened(current);
-        }
-        if (label === undefined) return undefined;
-        const removed = await store.take<GrantRecord>(other(provider, label));
-        await index(provider).remove(hashKey(label));
-        return opened(removed);
+        const target = label ?? (await grants.get(provider))?.label;
+        if (target === undefined) return undefined;
+        return whileNotRefreshing(
+          () => grants.lock(provider, target, REFRESH_LOCK_MS),
+          () => removeNow(provider, target),
+        );
       },
       async makeDefault(provider, label) {
         const [current, chosen] = await Promise.all([
@@ -137,6 +132,19 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
         return store.tryLock(lockKey(person, provider, slot), ttlMs);
       },
     };
+    /** Removes the account `label` (its refresh lock held), promoting the next when it was the default. */
+    async function removeNow<P extends ProviderId>(provider: P, label: string) {
+      const current = await first(provider);
+      if (current && labelOfRecord(current) === label) {
+        const [, next] = await connectionRecords(store, person, provider);
+        if (next) await promote(next);
+        else await store.delete(connectionKey(person, provider));
+        return opened<P>(current);
+      }
+      const removed = await store.take<GrantRecord>(other(provider, label));
+      await index(provider).remove(hashKey(label));
+      return opened<P>(removed);
+    }
     /** The label for a grant saved without one, given the person's other accounts there. */
     async function freeLabel(grant: Grant): Promise<string> {
       const records = await connectionRecords(store, person, grant.provider);

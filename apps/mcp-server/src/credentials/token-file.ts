@@ -6,7 +6,7 @@ import { writePrivateFile, xdgFile } from "../files.js";
 import { type GrantOf, grantOf, recordOf } from "./grant.js";
 import { labelFor } from "./labels.js";
 import type { OAuthProviderId } from "./providers.js";
-import type { GrantStore, Release } from "./store.js";
+import { type GrantStore, REFRESH_LOCK_MS, type Release, whileNotRefreshing } from "./store.js";
 import {
   type FileAccounts,
   type FileProviders,
@@ -78,14 +78,22 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
   }
 
   async remove<P extends OAuthProviderId>(provider: P, label?: string): Promise<GrantOf<P> | undefined> {
+    const target = label ?? (await this.get(provider))?.label;
+    if (target === undefined) return undefined;
+    return whileNotRefreshing(
+      () => this.lock(provider, target, REFRESH_LOCK_MS),
+      () => this.#remove(provider, target),
+    );
+  }
+
+  async #remove<P extends OAuthProviderId>(provider: P, label: string): Promise<GrantOf<P> | undefined> {
     let removed: GrantOf<P> | undefined;
     await this.#update((providers) => {
       const entry = providers[provider];
-      const chosen = label ?? entry?.default;
-      const record = chosen === undefined ? undefined : entry?.accounts[chosen];
+      const record = entry?.accounts[label];
       if (!entry || !record) return false;
-      removed = grantOf(fromFile(provider, chosen as string, record)) as GrantOf<P>;
-      const rest = withoutAccount(entry, chosen as string);
+      removed = grantOf(fromFile(provider, label, record)) as GrantOf<P>;
+      const rest = withoutAccount(entry, label);
       if (rest) providers[provider] = rest;
       else delete providers[provider];
       return true;

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { silentLogger, ToolError } from "@toolkits/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -133,6 +136,29 @@ describe("a person's credentials in the team store", () => {
     expect(new Set(tokens.map((answer) => answer?.token)).size).toBe(1);
   });
 
+  it("never keeps a connection removed while its refresh was under way, and gives back the renewed tokens to revoke", async () => {
+    const provider = await heldTokenEndpoint(auth.url);
+    try {
+      await store.set(
+        key("pager"),
+        record(-1_000, { server: { ...record(0).server, token_endpoint: provider.url } }),
+      );
+      const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
+      await provider.reached;
+      // Disconnected (or offboarded) while the provider has the refresh request in hand.
+      const removing = connections.of(person).remove("pager");
+      await Promise.race([removing, sleep(300)]);
+      provider.answer();
+      const [{ token }, removed] = await Promise.all([call, removing]);
+      expect(auth.issued).toContain(token);
+      expect(removed?.accessToken.reveal()).toBe(token);
+      expect(await store.get(key("pager"))).toBeUndefined();
+      expect(await connections.of(person).list("pager")).toEqual([]);
+    } finally {
+      await provider.close();
+    }
+  });
+
   it("answers a connection short of a scope with forbidden and a connect link", async () => {
     await store.set(key("google"), record(3_600_000, { provider: "google", scopes: [DRIVE_FILE] }));
     const credentials = teamCredentials(connections, silentLogger)(person);
@@ -174,3 +200,38 @@ describe("a person's credentials in the team store", () => {
     });
   });
 });
+
+/**
+ * A token endpoint in front of `issuer`'s that holds the first request until `answer()`, then
+ * passes it on: a provider slow to answer a refresh. `reached` resolves once it holds one.
+ */
+async function heldTokenEndpoint(issuer: string) {
+  let reached!: () => void;
+  let answer!: () => void;
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  const reachedPromise = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    reached();
+    await held;
+    const passed = await fetch(`${issuer}/token`, {
+      method: "POST",
+      headers: request.headers as Record<string, string>,
+      body: Buffer.concat(chunks),
+    });
+    response.writeHead(passed.status, { "content-type": passed.headers.get("content-type") ?? "" });
+    response.end(Buffer.from(await passed.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+    reached: reachedPromise,
+    answer,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
