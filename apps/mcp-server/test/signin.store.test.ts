@@ -186,6 +186,25 @@ describe("the token file", () => {
     expect((await removing)?.accessToken.reveal()).toBe("renewed-access");
     expect(await store.list("pager")).toEqual([]);
   });
+
+  it("renames an account in one change, after a refresh another process has under way is saved", async () => {
+    const first = await store.save(sampleSignIn("first"));
+    const second = await store.save({ ...sampleSignIn("second"), label: "second" });
+    const refreshing = new TokenFile(store.path);
+    const release = await refreshing.lock("pager", first, 30_000);
+    const renaming = store.rename("pager", first, "eu");
+    await Promise.race([renaming, sleep(300)]);
+    await refreshing.save({ ...sampleSignIn("renewed"), label: first });
+    await release?.();
+    expect(await renaming).toBe(true);
+    const accounts = await store.list("pager");
+    expect(accounts.map((grant) => [grant.label, grant.accessToken.reveal()])).toEqual([
+      ["eu", "renewed-access"],
+      [second, "second-access"],
+    ]);
+    expect(await store.rename("pager", "eu", second)).toBe(false);
+    expect(await store.rename("pager", "nobody", "x")).toBe(false);
+  });
 });
 
 describe("token precedence in the server's host", () => {

@@ -43,6 +43,12 @@ export interface GrantStore<P extends ProviderId = ProviderId> {
    * holds the latest tokens.
    */
   remove<Q extends P>(provider: Q, label?: string): Promise<GrantOf<Q> | undefined>;
+  /**
+   * Gives the account labelled `label` the label `to`, in one change (a default stays the
+   * default), once a refresh of it under way is saved (see `whileNotRefreshing`). False when
+   * there is no such account, or another account holds `to`.
+   */
+  rename(provider: P, label: string, to: string): Promise<boolean>;
   /** Makes the account labelled `label` the provider's default; false when there is no such account. */
   makeDefault(provider: P, label: string): Promise<boolean>;
   /**

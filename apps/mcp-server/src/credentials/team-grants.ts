@@ -115,6 +115,11 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
           () => removeNow(provider, target),
         );
       },
+      rename: (provider, label, to) =>
+        whileNotRefreshing(
+          () => grants.lock(provider, label, REFRESH_LOCK_MS),
+          () => renameNow(provider, label, to),
+        ),
       async makeDefault(provider, label) {
         const [current, chosen] = await Promise.all([
           first(provider),
@@ -144,6 +149,26 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
       const removed = await store.take<GrantRecord>(other(provider, label));
       await index(provider).remove(hashKey(label));
       return opened<P>(removed);
+    }
+    /**
+     * Relabels the account `label` (its refresh lock held): the default in its own slot, in one
+     * write; another under its new label's key, written before the old key goes.
+     */
+    async function renameNow(provider: ProviderId, label: string, to: string): Promise<boolean> {
+      const current = await first(provider);
+      const held = (await connectionRecords(store, person, provider)).map(labelOfRecord);
+      if (!held.includes(label) || held.includes(to)) return false;
+      if (current && labelOfRecord(current) === label) {
+        await store.set(connectionKey(person, provider), { ...current, label: to });
+        return true;
+      }
+      const record = await store.get<GrantRecord>(other(provider, label));
+      if (!record) return false;
+      await store.set(other(provider, to), { ...record, label: to });
+      await index(provider).add(hashKey(to), ACCOUNT_TTL_MS);
+      await store.delete(other(provider, label));
+      await index(provider).remove(hashKey(label));
+      return true;
     }
     /** The label for a grant saved without one, given the person's other accounts there. */
     async function freeLabel(grant: Grant): Promise<string> {

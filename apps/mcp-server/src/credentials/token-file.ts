@@ -101,6 +101,28 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
     return removed;
   }
 
+  rename(provider: OAuthProviderId, label: string, to: string): Promise<boolean> {
+    let renamed = false;
+    const change = () =>
+      this.#update((providers) => {
+        const entry = providers[provider];
+        const record = entry?.accounts[label];
+        renamed = record !== undefined && entry?.accounts[to] === undefined;
+        if (!entry || !record || !renamed) return false;
+        const accounts = { ...entry.accounts, [to]: record };
+        delete accounts[label];
+        providers[provider] = { default: entry.default === label ? to : entry.default, accounts };
+        return true;
+      });
+    return whileNotRefreshing(
+      () => this.lock(provider, label, REFRESH_LOCK_MS),
+      async () => {
+        await change();
+        return renamed;
+      },
+    );
+  }
+
   async makeDefault(provider: OAuthProviderId, label: string): Promise<boolean> {
     let made = false;
     await this.#update((providers) => {

@@ -141,7 +141,7 @@ describe("a person's credentials in the team store", () => {
     try {
       await store.set(
         key("pager"),
-        record(-1_000, { server: { ...record(0).server, token_endpoint: provider.url } }),
+        record(-1_000, { server: { issuer: auth.url, token_endpoint: provider.url } }),
       );
       const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
       await provider.reached;
@@ -154,6 +154,30 @@ describe("a person's credentials in the team store", () => {
       expect(removed?.accessToken.reveal()).toBe(token);
       expect(await store.get(key("pager"))).toBeUndefined();
       expect(await connections.of(person).list("pager")).toEqual([]);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("renames a connection whose refresh is under way once the renewed tokens are saved, keeping it the default", async () => {
+    const provider = await heldTokenEndpoint(auth.url);
+    try {
+      await store.set(
+        key("pager"),
+        record(-1_000, { server: { issuer: auth.url, token_endpoint: provider.url } }),
+      );
+      const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
+      await provider.reached;
+      const renaming = connections.of(person).rename("pager", "alice", "eu");
+      await Promise.race([renaming, sleep(300)]);
+      provider.answer();
+      const [{ token }, renamed] = await Promise.all([call, renaming]);
+      expect(renamed).toBe(true);
+      const [only, ...rest] = await connections.of(person).list("pager");
+      expect(rest).toEqual([]);
+      expect(only?.label).toBe("eu");
+      expect(only?.accessToken.reveal()).toBe(token);
+      expect((await connections.of(person).get("pager"))?.label).toBe("eu");
     } finally {
       await provider.close();
     }

@@ -27,14 +27,12 @@ export async function rename(
       return { error: `New label: “${wanted}” is not allowed; use ${LABEL_FORM} characters.` };
     if (wanted === label) return { notice: `The ${title} account is already labelled “${label}”.` };
     const held = await grants.list(provider);
-    const grant = held.find((each) => each.label === label);
-    if (!grant) return { error: `You have no ${title} account labelled “${label}”.` };
+    if (!held.some((each) => each.label === label))
+      return { error: `You have no ${title} account labelled “${label}”.` };
     if (held.some((each) => each.label === wanted))
       return { error: `New label: you already use “${wanted}” for another ${title} account.` };
-    // Saved under the new label before the old is removed, so a failure between leaves a copy, never nothing.
-    await grants.save({ ...grant, label: wanted });
-    await grants.remove(provider, label);
-    if (held[0] === grant) await grants.makeDefault(provider, wanted);
+    if (!(await grants.rename(provider, label, wanted)))
+      return { error: `Nothing was renamed: your ${title} accounts changed meanwhile. Look again below.` };
     ctx.logger.info("account renamed", { provider, principal: principalHash(session.record.principal) });
     return { notice: `Renamed your ${title} account “${label}” to “${wanted}”.` };
   });
