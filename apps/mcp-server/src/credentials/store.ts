@@ -79,11 +79,22 @@ export async function available<T>(operation: () => Promise<T>): Promise<T> {
  * crashed holder expires within REFRESH_LOCK_MS.
  * @throws ToolError `unavailable` when the lock is still held after that; StoreUnavailable as the store's.
  */
-export async function whileNotRefreshing<T>(
+export const whileNotRefreshing = <T>(
   take: () => Promise<Release | undefined>,
   change: () => Promise<T>,
+): Promise<T> => whileHeld(take, change, REFRESH_LOCK_MS);
+
+/**
+ * Runs `change` holding the lock `take` takes, waiting for another holder for at most `waitMs`
+ * (polling every REFRESH_POLL_MS).
+ * @throws ToolError `unavailable` when the lock is still held after that; StoreUnavailable as the store's.
+ */
+export async function whileHeld<T>(
+  take: () => Promise<Release | undefined>,
+  change: () => Promise<T>,
+  waitMs: number,
 ): Promise<T> {
-  const deadline = Date.now() + REFRESH_LOCK_MS + REFRESH_POLL_MS;
+  const deadline = Date.now() + waitMs + REFRESH_POLL_MS;
   for (;;) {
     const release = await take();
     if (release) {
@@ -95,7 +106,7 @@ export async function whileNotRefreshing<T>(
       }
     }
     if (Date.now() > deadline)
-      throw new ToolError("unavailable", "A refresh of this account is taking too long; retry shortly.");
+      throw new ToolError("unavailable", "Another change to this account is taking too long; retry shortly.");
     await sleep(REFRESH_POLL_MS);
   }
 }

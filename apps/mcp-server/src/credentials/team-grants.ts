@@ -2,7 +2,7 @@ import { hashKey, type TeamStore } from "../team/store/index.js";
 import { type Grant, type GrantOf, type GrantRecord, grantOf, recordOf } from "./grant.js";
 import { labelCandidates, labelFor } from "./labels.js";
 import type { OAuthClients, ProviderId } from "./providers.js";
-import { type GrantStore, REFRESH_LOCK_MS, whileNotRefreshing } from "./store.js";
+import { type GrantStore, REFRESH_LOCK_MS, whileHeld, whileNotRefreshing } from "./store.js";
 
 /**
  * A person's default account at a provider, by the hash of their principal: the key every grant was
@@ -21,6 +21,15 @@ const ACCOUNT_TTL_MS = 10 * 365 * 24 * 3_600_000;
 /** The refresh lock of the default account keeps its earlier key, so replicas of either version share it. */
 const lockKey = (personHash: string, provider: ProviderId, label: string | undefined) =>
   `tk:lock:refresh:${provider}:${personHash}${label === undefined ? "" : `:${hashKey(label)}`}`;
+
+/**
+ * The lock on changing which accounts a person has at a provider (adding, removing, relabelling,
+ * choosing the default), so two changes at once cannot both take the default slot or one label.
+ */
+const accountsLockKey = (personHash: string, provider: ProviderId) =>
+  `tk:lock:accounts:${personHash}:${provider}`;
+/** How long one holder may keep the accounts lock: a few store writes, so a crashed holder's ends soon. */
+const ACCOUNTS_LOCK_MS = 10_000;
 
 /** The label of a stored record: its own, or (a record from before labels) the one its account gives. */
 const labelOfRecord = (record: GrantRecord): string =>
@@ -71,6 +80,13 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
     const first = (provider: ProviderId) => store.get<GrantRecord>(connectionKey(person, provider));
     const index = (provider: ProviderId) => store.index(accountsIndex(person, provider));
     const other = (provider: ProviderId, label: string) => accountKey(person, provider, label);
+    /** Runs `change` holding the person's accounts lock at `provider`. */
+    const exclusive = <T>(provider: ProviderId, change: () => Promise<T>) =>
+      whileHeld(
+        () => store.tryLock(accountsLockKey(person, provider), ACCOUNTS_LOCK_MS),
+        change,
+        ACCOUNTS_LOCK_MS,
+      );
     /** Moves the account `record` out of the default slot into its own key. */
     const demote = async (record: GrantRecord) => {
       const label = labelOfRecord(record);
@@ -96,41 +112,43 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
       },
       list: async <P extends ProviderId>(provider: P) =>
         (await connectionRecords(store, person, provider)).map((record) => opened<P>(record) as GrantOf<P>),
-      async save(grant) {
-        const current = await first(grant.provider);
-        const label = grant.label ?? (await freeLabel(grant));
-        if (!current || labelOfRecord(current) === label) {
-          await store.set(connectionKey(person, grant.provider), stored(grant, label));
+      save: (grant) =>
+        exclusive(grant.provider, async () => {
+          const current = await first(grant.provider);
+          const label = grant.label ?? (await freeLabel(grant));
+          if (!current || labelOfRecord(current) === label) {
+            await store.set(connectionKey(person, grant.provider), stored(grant, label));
+            return label;
+          }
+          await store.set(other(grant.provider, label), stored(grant, label));
+          await index(grant.provider).add(hashKey(label), ACCOUNT_TTL_MS);
           return label;
-        }
-        await store.set(other(grant.provider, label), stored(grant, label));
-        await index(grant.provider).add(hashKey(label), ACCOUNT_TTL_MS);
-        return label;
-      },
+        }),
       async remove(provider, label) {
         const target = label ?? (await grants.get(provider))?.label;
         if (target === undefined) return undefined;
         return whileNotRefreshing(
           () => grants.lock(provider, target, REFRESH_LOCK_MS),
-          () => removeNow(provider, target),
+          () => exclusive(provider, () => removeNow(provider, target)),
         );
       },
       rename: (provider, label, to) =>
         whileNotRefreshing(
           () => grants.lock(provider, label, REFRESH_LOCK_MS),
-          () => renameNow(provider, label, to),
+          () => exclusive(provider, () => renameNow(provider, label, to)),
         ),
-      async makeDefault(provider, label) {
-        const [current, chosen] = await Promise.all([
-          first(provider),
-          store.get<GrantRecord>(other(provider, label)),
-        ]);
-        if (current && labelOfRecord(current) === label) return true;
-        if (!chosen) return false;
-        if (current) await demote(current);
-        await promote(chosen);
-        return true;
-      },
+      makeDefault: (provider, label) =>
+        exclusive(provider, async () => {
+          const [current, chosen] = await Promise.all([
+            first(provider),
+            store.get<GrantRecord>(other(provider, label)),
+          ]);
+          if (current && labelOfRecord(current) === label) return true;
+          if (!chosen) return false;
+          if (current) await demote(current);
+          await promote(chosen);
+          return true;
+        }),
       async lock(provider, label, ttlMs) {
         const current = await first(provider);
         const slot = current && labelOfRecord(current) === label ? undefined : label;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { silentLogger, ToolError } from "@toolkits/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { GrantRecord } from "../../src/credentials/grant.js";
+import { type GrantRecord, grantOf } from "../../src/credentials/grant.js";
 import type { OAuthClients } from "../../src/credentials/providers.js";
 import { type Connections, storedConnections } from "../../src/team/connections.js";
 import { teamCredentials } from "../../src/team/credentials.js";
@@ -181,6 +181,25 @@ describe("a person's credentials in the team store", () => {
     } finally {
       await provider.close();
     }
+  });
+
+  it("keeps every account a person connects at once at one provider, each under its own label", async () => {
+    const grants = connections.of(person);
+    const accounts = ["ann@example.com", "ann@example.org", "bob@example.com", "acme"];
+    const labels = await Promise.all(
+      accounts.map((account, index) =>
+        grants.save(grantOf({ ...record(3_600_000, { account }), accessToken: `access-${index}` }) as never),
+      ),
+    );
+    const kept = await grants.list("pager");
+    expect(new Set(labels).size).toBe(4);
+    expect(kept.map((grant) => grant.accessToken.reveal()).sort()).toEqual([
+      "access-0",
+      "access-1",
+      "access-2",
+      "access-3",
+    ]);
+    expect(kept.map((grant) => grant.label).sort()).toEqual([...labels].sort());
   });
 
   it("answers a connection short of a scope with forbidden and a connect link", async () => {
