@@ -137,50 +137,24 @@ describe("a person's credentials in the team store", () => {
   });
 
   it("never keeps a connection removed while its refresh was under way, and gives back the renewed tokens to revoke", async () => {
-    const provider = await heldTokenEndpoint(auth.url);
-    try {
-      await store.set(
-        key("pager"),
-        record(-1_000, { server: { issuer: auth.url, token_endpoint: provider.url } }),
-      );
-      const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
-      await provider.reached;
-      // Disconnected (or offboarded) while the provider has the refresh request in hand.
-      const removing = connections.of(person).remove("pager");
-      await Promise.race([removing, sleep(300)]);
-      provider.answer();
-      const [{ token }, removed] = await Promise.all([call, removing]);
-      expect(auth.issued).toContain(token);
-      expect(removed?.accessToken.reveal()).toBe(token);
-      expect(await store.get(key("pager"))).toBeUndefined();
-      expect(await connections.of(person).list("pager")).toEqual([]);
-    } finally {
-      await provider.close();
-    }
+    // Disconnected (or offboarded) while the provider has the refresh request in hand.
+    const { token, outcome: removed } = await duringRefresh(() => connections.of(person).remove("pager"));
+    expect(auth.issued).toContain(token);
+    expect(removed?.accessToken.reveal()).toBe(token);
+    expect(await store.get(key("pager"))).toBeUndefined();
+    expect(await connections.of(person).list("pager")).toEqual([]);
   });
 
   it("renames a connection whose refresh is under way once the renewed tokens are saved, keeping it the default", async () => {
-    const provider = await heldTokenEndpoint(auth.url);
-    try {
-      await store.set(
-        key("pager"),
-        record(-1_000, { server: { issuer: auth.url, token_endpoint: provider.url } }),
-      );
-      const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
-      await provider.reached;
-      const renaming = connections.of(person).rename("pager", "alice", "eu");
-      await Promise.race([renaming, sleep(300)]);
-      provider.answer();
-      const [{ token }, renamed] = await Promise.all([call, renaming]);
-      expect(renamed).toBe(true);
-      const [only, ...rest] = await connections.of(person).list("pager");
-      expect(rest).toEqual([]);
-      expect(only?.label).toBe("eu");
-      expect(only?.accessToken.reveal()).toBe(token);
-      expect((await connections.of(person).get("pager"))?.label).toBe("eu");
-    } finally {
-      await provider.close();
-    }
+    const { token, outcome } = await duringRefresh(() =>
+      connections.of(person).rename("pager", "alice", "eu"),
+    );
+    expect(outcome).toBe(true);
+    const [only, ...rest] = await connections.of(person).list("pager");
+    expect(rest).toEqual([]);
+    expect(only?.label).toBe("eu");
+    expect(only?.accessToken.reveal()).toBe(token);
+    expect((await connections.of(person).get("pager"))?.label).toBe("eu");
   });
 
   it("keeps every account a person connects at once at one provider, each under its own label", async () => {
@@ -243,6 +217,31 @@ describe("a person's credentials in the team store", () => {
     });
   });
 });
+
+/**
+ * Makes `change` while a call refreshes the person's stale PagerDuty connection and the provider
+ * holds the refresh request; then lets the provider answer. Resolves with the call's token and
+ * what `change` gave.
+ */
+async function duringRefresh<T>(change: () => Promise<T>): Promise<{ token: string; outcome: T }> {
+  const provider = await heldTokenEndpoint(auth.url);
+  try {
+    await store.set(
+      key("pager"),
+      record(-1_000, { server: { issuer: auth.url, token_endpoint: provider.url } }),
+    );
+    const call = teamCredentials(connections, silentLogger)(person).accessToken("pager", []);
+    await provider.reached;
+    const changing = change();
+    // Long enough for a change that does not wait for the refresh to be made before it ends.
+    await Promise.race([changing, sleep(300)]);
+    provider.answer();
+    const [{ token }, outcome] = await Promise.all([call, changing]);
+    return { token, outcome };
+  } finally {
+    await provider.close();
+  }
+}
 
 /**
  * A token endpoint in front of `issuer`'s that holds the first request until `answer()`, then
