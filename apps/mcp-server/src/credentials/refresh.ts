@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, ToolError } from "@toolkits/core";
 import { isStale, type OAuthGrant } from "./grant.js";
 import { type OAuthProviderId, PROVIDERS } from "./providers.js";
-import { available, type GrantStore, REFRESH_LOCK_MS, REFRESH_POLL_MS } from "./store.js";
+import { available, type GrantStore, LOCK_POLL_MS, REFRESH_LOCK_MS } from "./store.js";
 
 /**
  * Brings a stale grant up to date: `undefined` when the grant is gone meanwhile.
@@ -53,7 +53,7 @@ async function underLock(
       // A release that fails leaves the lock to expire on its own: the refresh itself is done.
       await release?.().catch(() => {});
     }
-    await sleep(REFRESH_POLL_MS);
+    await sleep(LOCK_POLL_MS);
   } while (Date.now() < deadline);
   throw new ToolError(
     "unavailable",

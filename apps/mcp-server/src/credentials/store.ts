@@ -9,8 +9,8 @@ export type Release = () => Promise<void>;
 
 /** How long one holder may keep an account's refresh lock, in milliseconds; a crashed holder frees it after this. */
 export const REFRESH_LOCK_MS = 30_000;
-/** How often a caller waiting for an account's refresh lock tries again, in milliseconds. */
-export const REFRESH_POLL_MS = 100;
+/** How often a caller waiting for a lock held elsewhere (a refresh's, the accounts') tries again, in milliseconds. */
+export const LOCK_POLL_MS = 100;
 
 /**
  * Where grants live: the `login` token file (one person) or the sealed team store (one store per
@@ -75,7 +75,7 @@ export async function available<T>(operation: () => Promise<T>): Promise<T> {
 /**
  * Runs `change` holding one account's refresh lock (`take`: the store's `lock` for it), first
  * waiting for a refresh under way to end: a refresh reads, renews and saves the account under that
- * lock, so nothing `change` does is undone by it. Polls every REFRESH_POLL_MS; a lock left by a
+ * lock, so nothing `change` does is undone by it. Polls every LOCK_POLL_MS; a lock left by a
  * crashed holder expires within REFRESH_LOCK_MS.
  * @throws ToolError `unavailable` when the lock is still held after that; StoreUnavailable as the store's.
  */
@@ -86,7 +86,7 @@ export const whileNotRefreshing = <T>(
 
 /**
  * Runs `change` holding the lock `take` takes, waiting for another holder for at most `waitMs`
- * (polling every REFRESH_POLL_MS).
+ * (polling every LOCK_POLL_MS).
  * @throws ToolError `unavailable` when the lock is still held after that; StoreUnavailable as the store's.
  */
 export async function whileHeld<T>(
@@ -94,7 +94,7 @@ export async function whileHeld<T>(
   change: () => Promise<T>,
   waitMs: number,
 ): Promise<T> {
-  const deadline = Date.now() + waitMs + REFRESH_POLL_MS;
+  const deadline = Date.now() + waitMs + LOCK_POLL_MS;
   for (;;) {
     const release = await take();
     if (release) {
@@ -107,6 +107,6 @@ export async function whileHeld<T>(
     }
     if (Date.now() > deadline)
       throw new ToolError("unavailable", "Another change to this account is taking too long; retry shortly.");
-    await sleep(REFRESH_POLL_MS);
+    await sleep(LOCK_POLL_MS);
   }
 }

@@ -125,7 +125,8 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
           return label;
         }),
       async remove(provider, label) {
-        const target = label ?? (await grants.get(provider))?.label;
+        const current = label === undefined ? await first(provider) : undefined;
+        const target = label ?? (current && labelOfRecord(current));
         if (target === undefined) return undefined;
         return whileNotRefreshing(
           () => grants.lock(provider, target, REFRESH_LOCK_MS),
@@ -174,14 +175,13 @@ export function teamGrants(store: TeamStore, clients: OAuthClients): (principal:
      */
     async function renameNow(provider: ProviderId, label: string, to: string): Promise<boolean> {
       const current = await first(provider);
-      const held = (await connectionRecords(store, person, provider)).map(labelOfRecord);
-      if (!held.includes(label) || held.includes(to)) return false;
+      const records = await connectionRecords(store, person, provider);
+      const record = records.find((each) => labelOfRecord(each) === label);
+      if (!record || records.some((each) => labelOfRecord(each) === to)) return false;
       if (current && labelOfRecord(current) === label) {
         await store.set(connectionKey(person, provider), { ...current, label: to });
         return true;
       }
-      const record = await store.get<GrantRecord>(other(provider, label));
-      if (!record) return false;
       await store.set(other(provider, to), { ...record, label: to });
       await index(provider).add(hashKey(to), ACCOUNT_TTL_MS);
       await store.delete(other(provider, label));

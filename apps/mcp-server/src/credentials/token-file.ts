@@ -102,22 +102,20 @@ export class TokenFile implements GrantStore<OAuthProviderId> {
   }
 
   rename(provider: OAuthProviderId, label: string, to: string): Promise<boolean> {
-    let renamed = false;
-    const change = () =>
-      this.#update((providers) => {
-        const entry = providers[provider];
-        const record = entry?.accounts[label];
-        renamed = record !== undefined && entry?.accounts[to] === undefined;
-        if (!entry || !record || !renamed) return false;
-        const accounts = { ...entry.accounts, [to]: record };
-        delete accounts[label];
-        providers[provider] = { default: entry.default === label ? to : entry.default, accounts };
-        return true;
-      });
     return whileNotRefreshing(
       () => this.lock(provider, label, REFRESH_LOCK_MS),
       async () => {
-        await change();
+        let renamed = false;
+        await this.#update((providers) => {
+          const entry = providers[provider];
+          const record = entry?.accounts[label];
+          if (!entry || !record || entry.accounts[to]) return false;
+          const accounts = { ...entry.accounts, [to]: record };
+          delete accounts[label];
+          providers[provider] = { default: entry.default === label ? to : entry.default, accounts };
+          renamed = true;
+          return true;
+        });
         return renamed;
       },
     );

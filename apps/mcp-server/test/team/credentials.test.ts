@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { silentLogger, ToolError } from "@toolkits/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type GrantRecord, grantOf } from "../../src/credentials/grant.js";
+import { type GrantOf, type GrantRecord, grantOf } from "../../src/credentials/grant.js";
 import type { OAuthClients } from "../../src/credentials/providers.js";
 import { type Connections, storedConnections } from "../../src/team/connections.js";
 import { teamCredentials } from "../../src/team/credentials.js";
@@ -162,7 +162,9 @@ describe("a person's credentials in the team store", () => {
     const accounts = ["ann@example.com", "ann@example.org", "bob@example.com", "acme"];
     const labels = await Promise.all(
       accounts.map((account, index) =>
-        grants.save(grantOf({ ...record(3_600_000, { account }), accessToken: `access-${index}` }) as never),
+        grants.save(
+          grantOf({ ...record(3_600_000, { account }), accessToken: `access-${index}` }) as GrantOf<"pager">,
+        ),
       ),
     );
     const kept = await grants.list("pager");
